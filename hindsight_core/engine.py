@@ -1,0 +1,149 @@
+"""The engine: one Chroma store, one embedder, many isolated banks.
+
+Example:
+    >>> from hindsight_core import MemoryEngine
+    >>> from hindsight_core.testing import HashEmbedder
+    >>> with MemoryEngine.ephemeral(embedder=HashEmbedder()) as engine:
+    ...     _ = engine.bank("alice").capture("Alice prefers tea.")
+    ...     engine.banks()
+    ['alice']
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Iterator
+
+from hindsight_core.bank import MemoryBank, _async_twin
+from hindsight_core.config import BankConfig, validate_options
+from hindsight_core.embeddings import Embedder, resolve_embedder
+from hindsight_core.errors import InvalidInputError, NotFoundError
+from hindsight_core.storage.chroma_store import ChromaStore, validate_bank_id
+from hindsight_core.storage.live_index import LiveIndex
+
+__all__ = ["MemoryEngine"]
+
+class MemoryEngine:
+    """Long-term memory for agents, embedded in the process.
+
+    Args:
+        path: Folder of the embedded, persistent Chroma store (created if missing).
+        embedder: ``None`` for the bundled all-MiniLM-L6-v2 (offline), a sentence-transformers model
+            name, a LangChain ``Embeddings``, an :class:`~hindsight_core.embeddings.Embedder`, or a
+            callable ``list[str] -> list[list[float]]``.
+        config: Default :class:`BankConfig` for banks opened without options.
+
+    Nothing is opened or loaded until first use, so constructing an engine is free.
+    Use :meth:`ephemeral` for an in-memory engine and :meth:`from_http` for a Chroma server.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = "./.hindsight",
+        *,
+        embedder: Any = None,
+        config: BankConfig | None = None,
+        _store_factory: Any = None,
+    ) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidInputError(f"path must be a folder path, not {type(path).__name__}")
+        if config is not None and not isinstance(config, BankConfig):
+            raise InvalidInputError("config must be a hindsight_core.BankConfig")
+        self.path = os.fspath(path)
+        self.config = config or BankConfig()
+        self.embedder: Embedder = resolve_embedder(embedder)
+        self._store_factory = _store_factory or (lambda: ChromaStore.persistent(self.path))
+        self._store: ChromaStore | None = None
+        self._indexes: dict[str, LiveIndex] = {}
+        self._lock = threading.RLock()
+
+    @classmethod
+    def ephemeral(cls, *, embedder: Any = None, config: BankConfig | None = None) -> "MemoryEngine":
+        """An engine whose memory lives only in this process (tests, notebooks, demos)."""
+        return cls(":memory:", embedder=embedder, config=config, _store_factory=ChromaStore.ephemeral)
+
+    @classmethod
+    def from_http(
+        cls, host: str = "localhost", port: int = 8000, *, embedder: Any = None, config: BankConfig | None = None,
+        **client_kwargs: Any,
+    ) -> "MemoryEngine":
+        """An engine on a Chroma server (``chroma run --path ./data --port 8000``); same behaviour."""
+        if not isinstance(port, int) or isinstance(port, bool):
+            raise InvalidInputError(f"port must be an int, not {type(port).__name__}")
+        return cls(f"http://{host}:{port}", embedder=embedder, config=config,
+                   _store_factory=lambda: ChromaStore.http(host, port, **client_kwargs))
+
+    def __repr__(self) -> str:
+        return f"MemoryEngine({self.path!r})"
+
+    # ---- plumbing -------------------------------------------------------------------------------
+    @property
+    def store(self) -> ChromaStore:
+        with self._lock:
+            if self._store is None:
+                self._store = self._store_factory()
+            return self._store
+
+    def _live_index(self, bank_id: str) -> LiveIndex:
+        with self._lock:
+            index = self._indexes.get(bank_id)
+            if index is None:
+                col = self.store.open_bank(bank_id, embedder=self.embedder.name, dim=self.embedder.dim)
+                index = LiveIndex(self.store, col, self.embedder.dim).load()
+                self._indexes[bank_id] = index
+            return index
+
+    # ---- banks ----------------------------------------------------------------------------------
+    def bank(self, bank_id: str, **options: Any) -> MemoryBank:
+        """A handle on the bank ``bank_id`` (created on first write).
+
+        Keyword options override this engine's :class:`BankConfig` for this handle, e.g.
+        ``engine.bank("alice", keep_raw=False)``. Unknown options raise
+        :class:`~hindsight_core.errors.UnknownOptionError`.
+        """
+        validate_bank_id(bank_id)
+        config = validate_options(BankConfig, self.config, options) if options else self.config
+        return MemoryBank(self, bank_id, config)
+
+    def banks(self) -> list[str]:
+        """Ids of every bank in the store, sorted."""
+        return self.store.list_banks()
+
+    def delete_bank(self, bank_id: str, *, missing_ok: bool = False) -> None:
+        """Hard-delete a bank: every vector, record and index entry of it is removed.
+
+        Raises:
+            NotFoundError: the bank does not exist (unless ``missing_ok``).
+        """
+        validate_bank_id(bank_id)
+        with self._lock:
+            index = self._indexes.pop(bank_id, None)
+            if index is not None:
+                with index.lock:
+                    index.units.clear()
+            dropped = self.store.drop_bank(bank_id)
+        if not dropped and not missing_ok:
+            raise NotFoundError(f"no bank named {bank_id!r}; engine.banks() lists the existing ones")
+
+    adelete_bank = _async_twin(delete_bank)
+    abanks = _async_twin(banks)
+
+    # ---- lifecycle ------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Release in-memory indexes (and an in-memory store's data). The engine can be reopened."""
+        with self._lock:
+            self._indexes.clear()
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    def __enter__(self) -> "MemoryEngine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def iter_banks(self) -> Iterator[MemoryBank]:
+        for bank_id in self.banks():
+            yield self.bank(bank_id)

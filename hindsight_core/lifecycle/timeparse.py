@@ -1,0 +1,276 @@
+"""Relative and absolute time references, resolved with regular expressions only.
+
+* :func:`resolve_time_refs` runs at write time: "I went there yesterday", said on 8 May 2023,
+  happened on 7 May 2023. The first resolved reference becomes the unit's ``occurred_at``.
+* :func:`parse_query_window` runs at query time: "what did I do last week?" asked on a date
+  gives the window ``[start, end)`` the temporal channel searches.
+
+All datetimes are timezone-aware UTC, in and out (naive inputs are taken as UTC).
+
+Example:
+    >>> from datetime import datetime, timezone
+    >>> said = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+    >>> resolve_time_refs("I went to a support group yesterday", said).refs
+    ('yesterday=2023-05-07',)
+    >>> start, end = parse_query_window("what happened in May 2023?", said)
+    >>> start.date().isoformat(), end.date().isoformat()
+    ('2023-05-01', '2023-06-01')
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+__all__ = ["TimeResolution", "resolve_time_refs", "parse_query_window"]
+
+_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+_MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
+_MONTHS["sept"] = 9
+_DAYS = {d.lower(): i for i, d in enumerate(calendar.day_name)}
+_NUMS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple of": 2, "a couple of": 2,
+    "couple": 2, "few": 3, "a few": 3, "several": 3,
+}
+_MONTH_RE = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_DAY_RE = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_NUM_RE = r"(?:\d+|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_UNIT_RE = r"(?:day|week|month|year)s?"
+
+_RULES = re.compile(
+    rf"""
+    (?P<iso>\b(?P<iy>\d{{4}})-(?P<im>\d{{2}})-(?P<id>\d{{2}})\b)
+  | (?P<dmy>\b(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH_RE})\.?,?\s+(?P<y1>\d{{4}})\b)
+  | (?P<mdy>\b(?P<m2>{_MONTH_RE})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y2>\d{{4}})\b)
+  | (?P<my>\b(?P<m3>{_MONTH_RE})\.?,?\s+(?P<y3>\d{{4}})\b)
+  | (?P<dby>\bthe\s+day\s+before\s+yesterday\b)
+  | (?P<yday>\b(?:yesterday|last\s+night)\b)
+  | (?P<today>\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b)
+  | (?P<tmrw>\btomorrow\b)
+  | (?P<rel>\b(?P<rdir>last|this|next|past)\s+(?P<runit>week(?:end)?|month|year)\b)
+  | (?P<wday>\b(?P<wdir>last|next|this)\s+(?P<wname>{_DAY_RE})\b)
+  | (?P<ago>\b(?P<an>{_NUM_RE})\s+(?P<au>{_UNIT_RE})\s+ago\b)
+  | (?P<inn>\bin\s+(?P<inn_n>{_NUM_RE})\s+(?P<inn_u>{_UNIT_RE})\b)
+  | (?P<before>\bthe\s+(?P<bu>day|week|month|year|weekend)\s+before\b)
+  | (?P<year>\b(?:in|since|during|of|from|back\s+in)\s+(?P<yy>(?:19|20)\d\d)\b)
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeResolution:
+    """What :func:`resolve_time_refs` found: the best date and every reference it resolved."""
+
+    occurred_at: datetime | None
+    refs: tuple[str, ...] = ()
+
+
+def _utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+def _add_months(value: datetime, months: int) -> datetime:
+    total = value.year * 12 + value.month - 1 + months
+    year, month = divmod(total, 12)
+    day = min(value.day, calendar.monthrange(year, month + 1)[1])
+    return value.replace(year=year, month=month + 1, day=day)
+
+
+def _num(word: str) -> int:
+    word = " ".join(word.lower().split())
+    return int(word) if word.isdigit() else _NUMS.get(word, 1)
+
+
+def _shift(now: datetime, n: int, unit: str) -> datetime:
+    unit = unit.lower().rstrip("s")
+    if unit == "day":
+        return now + timedelta(days=n)
+    if unit == "week":
+        return now + timedelta(weeks=n)
+    if unit == "month":
+        return _add_months(now, n)
+    return _add_months(now, 12 * n)
+
+
+def _day(dt: datetime) -> datetime:
+    return dt.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _month_start(dt: datetime) -> datetime:
+    return _day(dt).replace(day=1)
+
+
+def _week_start(dt: datetime) -> datetime:
+    return _day(dt) - timedelta(days=dt.weekday())
+
+
+# Each resolver returns (label, representative datetime, window start, window end).
+_Span = tuple[str, datetime, datetime, datetime]
+
+
+def _resolve(m: re.Match[str], now: datetime) -> _Span | None:
+    g = m.groupdict()
+    text = " ".join(m.group(0).lower().split())
+    try:
+        if g["iso"]:
+            d = datetime(int(g["iy"]), int(g["im"]), int(g["id"]), tzinfo=timezone.utc)
+            return text, d, d, d + timedelta(days=1)
+        if g["dmy"] or g["mdy"]:
+            day, mon, year = (g["d1"], g["m1"], g["y1"]) if g["dmy"] else (g["d2"], g["m2"], g["y2"])
+            d = datetime(int(year), _MONTHS[mon.lower()[:3]], int(day), tzinfo=timezone.utc)
+            return text, d, d, d + timedelta(days=1)
+        if g["my"]:
+            d = datetime(int(g["y3"]), _MONTHS[g["m3"].lower()[:3]], 1, tzinfo=timezone.utc)
+            return text, d, d, _add_months(d, 1)
+    except (ValueError, KeyError):
+        return None
+    if g["dby"]:
+        d = _day(now) - timedelta(days=2)
+        return text, d, d, d + timedelta(days=1)
+    if g["yday"]:
+        d = _day(now) - timedelta(days=1)
+        return text, d, d, d + timedelta(days=1)
+    if g["today"]:
+        d = _day(now)
+        return text, d, d, d + timedelta(days=1)
+    if g["tmrw"]:
+        d = _day(now) + timedelta(days=1)
+        return text, d, d, d + timedelta(days=1)
+    if g["rel"]:
+        step = {"last": -1, "past": -1, "this": 0, "next": 1}[g["rdir"].lower()]
+        unit = g["runit"].lower()
+        if unit == "weekend":
+            sat = _week_start(now) + timedelta(days=5 + 7 * step)
+            if step == -1 and now.weekday() >= 5:
+                sat = _week_start(now) - timedelta(days=2)
+            return text, sat, sat, sat + timedelta(days=2)
+        if unit == "week":
+            start = _week_start(now) + timedelta(weeks=step)
+            return text, _day(now) + timedelta(weeks=step), start, start + timedelta(weeks=1)
+        if unit == "month":
+            start = _add_months(_month_start(now), step)
+            return text, _add_months(_day(now), step), start, _add_months(start, 1)
+        start = _month_start(now).replace(month=1, year=now.year + step)
+        return text, _add_months(_day(now), 12 * step), start, start.replace(year=start.year + 1)
+    if g["wday"]:
+        target = _DAYS[g["wname"].lower()]
+        direction = g["wdir"].lower()
+        today = _day(now)
+        if direction == "last":
+            delta = (today.weekday() - target) % 7 or 7
+            d = today - timedelta(days=delta)
+        else:
+            delta = (target - today.weekday()) % 7
+            if direction == "next" and delta == 0:
+                delta = 7
+            d = today + timedelta(days=delta)
+        return text, d, d, d + timedelta(days=1)
+    if g["ago"] or g["inn"]:
+        n = _num(g["an"] or g["inn_n"])
+        unit = (g["au"] or g["inn_u"]).lower().rstrip("s")
+        d = _shift(_day(now), -n if g["ago"] else n, unit)
+        pad = {"day": 1, "week": 4, "month": 15, "year": 183}[unit]
+        return text, d, d - timedelta(days=pad), d + timedelta(days=pad + 1)
+    if g["before"]:
+        unit = g["bu"].lower()
+        days = {"day": 1, "week": 7, "weekend": 7, "month": 30, "year": 365}[unit]
+        d = _day(now) - timedelta(days=days)
+        return text, d, d - timedelta(days=days // 2), _day(now)
+    if g["year"]:
+        d = datetime(int(g["yy"]), 1, 1, tzinfo=timezone.utc)
+        return text, d, d, d.replace(year=d.year + 1)
+    return None
+
+
+def _spans(text: str, now: datetime) -> list[_Span]:
+    out: list[_Span] = []
+    for m in _RULES.finditer(text):
+        span = _resolve(m, now)
+        if span is not None:
+            out.append(span)
+    return out
+
+
+_SPECIFIC = ("iso", "dmy", "mdy")
+
+
+def resolve_time_refs(text: str, said_at: datetime) -> TimeResolution:
+    """Resolve the time references in ``text`` against ``said_at``.
+
+    ``occurred_at`` is the first day-precise reference, else the first reference at all, else None.
+
+    Example:
+        >>> from datetime import datetime, timezone
+        >>> r = resolve_time_refs("We met last Friday", datetime(2023, 5, 8, tzinfo=timezone.utc))
+        >>> r.occurred_at.date().isoformat(), r.refs
+        ('2023-05-05', ('last friday=2023-05-05',))
+    """
+    now = _utc(said_at)
+    spans = _spans(text, now)
+    if not spans:
+        return TimeResolution(None, ())
+    refs = tuple(f"{label}={d.date().isoformat() if (e - s) <= timedelta(days=1) else _label(s, e)}" for label, d, s, e in spans)
+    precise = [d for _, d, s, e in spans if e - s <= timedelta(days=1)]
+    return TimeResolution(precise[0] if precise else spans[0][1], refs)
+
+
+def _label(start: datetime, end: datetime) -> str:
+    if start.day == 1 and end == _add_months(start, 1):
+        return start.strftime("%Y-%m")
+    if start.month == 1 and start.day == 1 and end == start.replace(year=start.year + 1):
+        return str(start.year)
+    return f"{start.date().isoformat()}..{(end - timedelta(days=1)).date().isoformat()}"
+
+
+_BEFORE = re.compile(rf"\b(?P<op>before|after|since|until|prior\s+to)\s+(?P<rest>(?:{_MONTH_RE}|\d|the|last|this|next|yesterday|today)[^?.!,;]*)", re.IGNORECASE)
+_RECENT = re.compile(rf"\b(?:in\s+the\s+)?(?:last|past)\s+(?P<n>{_NUM_RE})\s+(?P<u>{_UNIT_RE})\b|\brecently\b|\blately\b", re.IGNORECASE)
+_BARE_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def parse_query_window(query: str, as_of: datetime) -> tuple[datetime, datetime] | None:
+    """The ``[start, end)`` time window a query asks about, relative to ``as_of``; None if none.
+
+    Understands "yesterday", "last week", "this month", "in May 2023", "2022", "3 days ago",
+    "in the last 2 weeks", "recently", "before June 2023", "after 2021".
+
+    Example:
+        >>> from datetime import datetime, timezone
+        >>> now = datetime(2023, 5, 10, tzinfo=timezone.utc)
+        >>> [d.date().isoformat() for d in parse_query_window("what did we do last week?", now)]
+        ['2023-05-01', '2023-05-08']
+    """
+    now = _utc(as_of)
+    m = _BEFORE.search(query)
+    if m:
+        inner = _spans(m.group("rest"), now) or _year_spans(m.group("rest"))
+        if inner:
+            _, _, s, e = inner[0]
+            op = m.group("op").lower()
+            if op.startswith(("before", "until", "prior")):
+                return _EPOCH, s
+            return e, now + timedelta(days=1)
+    m = _RECENT.search(query)
+    if m:
+        if m.group("n"):
+            start = _shift(_day(now), -_num(m.group("n")), m.group("u"))
+        else:
+            start = _day(now) - timedelta(days=30)
+        return start, now + timedelta(days=1)
+    spans = _spans(query, now) or _year_spans(query)
+    if not spans:
+        return None
+    _, _, s, e = spans[0]
+    return s, e
+
+
+def _year_spans(text: str) -> list[_Span]:
+    m = _BARE_YEAR.search(text)
+    if not m:
+        return []
+    d = datetime(int(m.group(0)), 1, 1, tzinfo=timezone.utc)
+    return [(m.group(0), d, d, d.replace(year=d.year + 1))]

@@ -1,0 +1,42 @@
+"""Recall configuration: frozen, with named presets; derive variants with ``model_copy``.
+
+Example:
+    >>> cfg = RecallConfig()
+    >>> cfg.model_copy(update={"mmr_lambda": 0.7}).mmr_lambda
+    0.7
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["RecallConfig"]
+
+
+class RecallConfig(BaseModel):
+    """Knobs of the recall pipeline. Defaults are the tuned configuration (tuned on LoCoMo dev only)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    k: int = Field(10, ge=1, le=1000, description="Hits returned when recall() is given no k.")
+    over_fetch: int = Field(100, ge=1, description="Candidates each channel returns before fusion.")
+    rrf_k: int = Field(60, ge=1, description="Reciprocal-rank-fusion constant (fusion='rrf').")
+    mmr_lambda: float = Field(1.0, ge=0.0, le=1.0, description="1.0 = no diversification.")
+    fusion: Literal["zscore", "rrf"] = Field("zscore", description="Weighted z-score fusion of every feature, or plain RRF of dense and keyword.")
+    strip_question: bool = Field(True, description="Drop wh-words and auxiliaries from the query text before keyword search.")
+    dense_weight: float = Field(1.0, ge=0.0, description="Weight of the cosine similarity.")
+    keyword_weight: float = Field(1.0, ge=0.0, description="Weight of the unit's BM25 score.")
+    session_weight: float = Field(0.3, ge=0.0, description="Weight of the BM25 score of the unit's session as a whole.")
+    session_top: int = Field(10, ge=1, description="Sessions scored by the session channel.")
+    speaker_weight: float = Field(0.3, ge=0.0, description="Weight of 'the query names this unit's speaker'.")
+    temporal_weight: float = Field(0.3, ge=0.0, description="Weight of 'the unit's time is in the query's window'.")
+    graph_weight: float = Field(0.3, ge=0.0, description="Weight of the graph channel's spreading activation.")
+    graph_seeds: int = Field(10, ge=0, description="First-stage candidates whose entities seed the graph's second hop.")
+    graph_entity_cap: int = Field(50, ge=1, description="Entities linked to more units than this do not spread.")
+    neighbour_weight: float = Field(0.3, ge=0.0, description="Weight of the best first-stage score among a unit's session neighbours.")
+    neighbour_top: int = Field(30, ge=0, description="Best first-stage candidates whose neighbours are scored.")
+    expand: int = Field(30, ge=0, description="Graph and neighbour candidates added to the pool.")
+    reranker: str | None = Field(None, description="A sentence-transformers CrossEncoder name to rerank the head; off by default.")
+    rerank_top: int = Field(30, ge=1, description="Head size the reranker rescores.")

@@ -1,0 +1,104 @@
+"""The per-bank in-memory index, rebuilt from Chroma when a bank is opened.
+
+It implements :class:`~hindsight_core.retrieval.types.BankIndex`: light unit records, the keyword
+index, the graph index and cached vectors. Chroma stays the source of truth: the index can always
+be thrown away and rebuilt by :meth:`LiveIndex.load`.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Sequence
+
+import numpy as np
+
+from hindsight_core.retrieval.types import IndexedUnit
+from hindsight_core.storage.chroma_store import ChromaStore
+from hindsight_core.storage.codec import to_indexed
+from hindsight_core.storage.graph import GraphIndex
+from hindsight_core.storage.keyword import KeywordIndex
+
+__all__ = ["LiveIndex"]
+
+
+class LiveIndex:
+    """In-memory view of one bank. Callers hold ``lock`` around reads and writes."""
+
+    def __init__(self, store: ChromaStore, collection: Any, dim: int) -> None:
+        self.store = store
+        self.collection = collection
+        self.dim = dim
+        self.units: dict[str, IndexedUnit] = {}
+        self.keyword = KeywordIndex()
+        self.graph = GraphIndex()
+        self._vectors: dict[str, np.ndarray] = {}
+        self._cited_by: dict[str, set[str]] = {}  # unit id -> units whose evidence names it
+        self.next_seq = 0
+        self.lock = threading.RLock()
+
+    # ---- BankIndex protocol ---------------------------------------------------------------------
+    def dense_search(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
+        hits = self.store.query(self.collection, vector, n)
+        return [(i, s) for i, s in hits if i in self.units]  # a unit another process is still writing
+
+    def vectors(self, ids: Sequence[str]) -> np.ndarray:
+        if not ids:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._vectors[i] for i in ids])
+
+    # ---- maintenance ----------------------------------------------------------------------------
+    def load(self) -> "LiveIndex":
+        """Rebuild everything from Chroma (units in insertion order, then their stored links)."""
+        records = [
+            (to_indexed(i, doc, meta), emb) for i, doc, meta, emb in self.store.scan(self.collection, embeddings=True)
+        ]
+        records.sort(key=lambda r: r[0].seq)
+        for unit, emb in records:
+            self._add(unit, np.asarray(emb, dtype=np.float32), link=False)
+        for unit, _ in records:  # links after all nodes exist, whatever the order they were written in
+            self._link(unit)
+        return self
+
+    def take_seq(self) -> int:
+        seq = self.next_seq
+        self.next_seq += 1
+        return seq
+
+    def add(self, unit: IndexedUnit, vector: np.ndarray) -> None:
+        self._add(unit, vector, link=True)
+
+    def _add(self, unit: IndexedUnit, vector: np.ndarray, *, link: bool) -> None:
+        if unit.id in self.units:
+            self.remove(unit.id)
+        self.units[unit.id] = unit
+        self._vectors[unit.id] = vector
+        self.keyword.add(unit.id, unit.text)
+        self.graph.add(unit)
+        self.next_seq = max(self.next_seq, unit.seq + 1)
+        if link:
+            self._link(unit)
+
+    def _link(self, unit: IndexedUnit) -> None:
+        for source_id in unit.evidence_ids:
+            self._cited_by.setdefault(source_id, set()).add(unit.id)
+            if source_id in self.units:
+                self.graph.link(unit.id, source_id, "evidence")
+
+    def replace(self, unit: IndexedUnit) -> None:
+        """Metadata changed (status, confidence...): the text and vector stay."""
+        vector = self._vectors[unit.id]
+        self.remove(unit.id)
+        self.add(unit, vector)
+        for citing in self._cited_by.get(unit.id, ()):  # remove() dropped their links to it
+            if citing in self.units:
+                self.graph.link(citing, unit.id, "evidence")
+
+    def remove(self, unit_id: str) -> None:
+        unit = self.units.pop(unit_id, None)
+        if unit is None:
+            return
+        self._vectors.pop(unit_id, None)
+        for source_id in unit.evidence_ids:
+            self._cited_by.get(source_id, set()).discard(unit_id)
+        self.keyword.remove(unit_id)
+        self.graph.remove(unit_id)

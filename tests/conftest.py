@@ -1,0 +1,40 @@
+"""Shared fixtures: the real embedding model (loaded once) and real Chroma stores."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The bundled all-MiniLM-L6-v2, as users get it by default."""
+    from hindsight_core.embeddings import resolve_embedder
+
+    emb = resolve_embedder()
+    emb.embed(["warm up"])
+    return emb
+
+
+@pytest.fixture
+def engine(tmp_path, embedder):
+    """A persistent engine on a fresh folder."""
+    from hindsight_core import MemoryEngine
+
+    eng = MemoryEngine(tmp_path / "store", embedder=embedder)
+    yield eng
+    eng.close()
+
+
+@pytest.fixture
+def mem_engine(embedder):
+    from hindsight_core import MemoryEngine
+
+    eng = MemoryEngine.ephemeral(embedder=embedder)
+    yield eng
+    eng.close()
