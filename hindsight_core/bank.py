@@ -44,6 +44,8 @@ from hindsight_core.storage.codec import from_record, to_indexed, to_record
 
 if TYPE_CHECKING:
     from hindsight_core.engine import MemoryEngine
+    from hindsight_core.episodes import Episode, EpisodeResult, Reflection
+    from hindsight_core.lifecycle.reflect import Reflector
     from hindsight_core.storage.live_index import LiveIndex
 
 __all__ = ["MemoryBank"]
@@ -395,7 +397,52 @@ class MemoryBank:
             index.store.delete(index.collection, [unit_id])
             index.remove(unit_id)
 
+    # ---- episodes -------------------------------------------------------------------------------
+    def end_episode(
+        self,
+        episode: "Episode | dict[str, Any]",
+        outcome: str,
+        *,
+        feedback: str | None = None,
+        reflection: "Reflection | None" = None,
+        reflector: "Reflector | None" = None,
+        background: bool = False,
+        ended_at: datetime | str | None = None,
+    ) -> "EpisodeResult":
+        """Store an ended episode as an experience (recallable at once) and learn from it.
+
+        Args:
+            episode: The run: goal, trace steps, session. Build it with ``Episode.from_steps``.
+            outcome: ``"success"``, ``"failure"`` or ``"partial"``.
+            feedback: Optional words on the outcome (a user's, a judge's).
+            reflection: A ready-made reflection (skips the reflector).
+            reflector: Overrides the engine's reflector for this call.
+            background: Reflect in the bank's background queue; the result has ``pending=True``.
+            ended_at: When it ended (default: now).
+
+        Raises:
+            InvalidInputError: a bad outcome label, episode or feedback.
+            LLMError: the LLM reflector failed (inline mode); the experience is stored regardless.
+        """
+        from hindsight_core._episode_ops import end_episode
+
+        return end_episode(self, episode, outcome, feedback=feedback, reflection=reflection, reflector=reflector,
+                           background=background, ended_at=ended_at)
+
+    def recall_lessons(self, task: str, *, k: int = 5, as_of: datetime | str | None = None,
+                       max_tokens: int | None = None) -> RecallResult:
+        """Lessons, beliefs and skills for the task at hand, to read before planning.
+
+        Lessons about the same task are kept together: failure lessons first, newest first, so the
+        latest mistake is the first thing the planner sees.
+        """
+        from hindsight_core._episode_ops import recall_lessons
+
+        return recall_lessons(self, task, k=k, as_of=as_of, max_tokens=max_tokens)
+
     acapture = _async_twin(capture)
+    aend_episode = _async_twin(end_episode)
+    arecall_lessons = _async_twin(recall_lessons)
     acapture_many = _async_twin(capture_many)
     arecall = _async_twin(recall)
     aget = _async_twin(get)

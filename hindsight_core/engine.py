@@ -20,6 +20,8 @@ from hindsight_core.config import BankConfig, validate_options
 from hindsight_core.embeddings import Embedder, resolve_embedder
 from hindsight_core.errors import InvalidInputError, NotFoundError
 from hindsight_core.storage.chroma_store import ChromaStore, validate_bank_id
+from hindsight_core.lifecycle.background import BackgroundQueue
+from hindsight_core.lifecycle.reflect import RuleReflector
 from hindsight_core.storage.live_index import LiveIndex
 
 __all__ = ["MemoryEngine"]
@@ -33,6 +35,9 @@ class MemoryEngine:
             name, a LangChain ``Embeddings``, an :class:`~hindsight_core.embeddings.Embedder`, or a
             callable ``list[str] -> list[list[float]]``.
         config: Default :class:`BankConfig` for banks opened without options.
+        reflector: What turns ended episodes into lessons: the rule-based
+            :class:`~hindsight_core.lifecycle.reflect.RuleReflector` by default, or
+            ``LLMReflector(chat_model)``.
 
     Nothing is opened or loaded until first use, so constructing an engine is free.
     Use :meth:`ephemeral` for an in-memory engine and :meth:`from_http` for a Chroma server.
@@ -44,6 +49,7 @@ class MemoryEngine:
         *,
         embedder: Any = None,
         config: BankConfig | None = None,
+        reflector: Any = None,
         _store_factory: Any = None,
     ) -> None:
         if not isinstance(path, (str, os.PathLike)):
@@ -55,23 +61,27 @@ class MemoryEngine:
         self.embedder: Embedder = resolve_embedder(embedder)
         self._store_factory = _store_factory or (lambda: ChromaStore.persistent(self.path))
         self._store: ChromaStore | None = None
+        self.reflector = reflector or RuleReflector()
         self._indexes: dict[str, LiveIndex] = {}
+        self._queues: dict[str, BackgroundQueue] = {}
         self._lock = threading.RLock()
 
     @classmethod
-    def ephemeral(cls, *, embedder: Any = None, config: BankConfig | None = None) -> "MemoryEngine":
+    def ephemeral(cls, *, embedder: Any = None, config: BankConfig | None = None,
+                  reflector: Any = None) -> "MemoryEngine":
         """An engine whose memory lives only in this process (tests, notebooks, demos)."""
-        return cls(":memory:", embedder=embedder, config=config, _store_factory=ChromaStore.ephemeral)
+        return cls(":memory:", embedder=embedder, config=config, reflector=reflector,
+                   _store_factory=ChromaStore.ephemeral)
 
     @classmethod
     def from_http(
         cls, host: str = "localhost", port: int = 8000, *, embedder: Any = None, config: BankConfig | None = None,
-        **client_kwargs: Any,
+        reflector: Any = None, **client_kwargs: Any,
     ) -> "MemoryEngine":
         """An engine on a Chroma server (``chroma run --path ./data --port 8000``); same behaviour."""
         if not isinstance(port, int) or isinstance(port, bool):
             raise InvalidInputError(f"port must be an int, not {type(port).__name__}")
-        return cls(f"http://{host}:{port}", embedder=embedder, config=config,
+        return cls(f"http://{host}:{port}", embedder=embedder, config=config, reflector=reflector,
                    _store_factory=lambda: ChromaStore.http(host, port, **client_kwargs))
 
     def __repr__(self) -> str:
@@ -93,6 +103,24 @@ class MemoryEngine:
                 index = LiveIndex(self.store, col, self.embedder.dim).load()
                 self._indexes[bank_id] = index
             return index
+
+    def _queue(self, bank_id: str) -> BackgroundQueue:
+        with self._lock:
+            queue = self._queues.get(bank_id)
+            if queue is None:
+                queue = self._queues[bank_id] = BackgroundQueue(f"reflect-{bank_id}")
+            return queue
+
+    def drain(self, timeout: float | None = 60.0) -> bool:
+        """Wait for background reflection of every bank to finish. False if it timed out."""
+        with self._lock:
+            queues = list(self._queues.values())
+        return all(q.drain(timeout) for q in queues)
+
+    def background_failures(self) -> list[Any]:
+        """Background jobs that failed after their retries (each with its error), for every bank."""
+        with self._lock:
+            return [f for q in self._queues.values() for f in q.failures]
 
     # ---- banks ----------------------------------------------------------------------------------
     def bank(self, bank_id: str, **options: Any) -> MemoryBank:
@@ -118,6 +146,10 @@ class MemoryEngine:
         """
         validate_bank_id(bank_id)
         with self._lock:
+            queue = self._queues.pop(bank_id, None)
+        if queue is not None:
+            queue.close()  # pending reflections finish first, so nothing writes into a deleted bank
+        with self._lock:
             index = self._indexes.pop(bank_id, None)
             if index is not None:
                 with index.lock:
@@ -131,7 +163,11 @@ class MemoryEngine:
 
     # ---- lifecycle ------------------------------------------------------------------------------
     def close(self) -> None:
-        """Release in-memory indexes (and an in-memory store's data). The engine can be reopened."""
+        """Finish background work, release in-memory indexes (and an in-memory store's data)."""
+        with self._lock:
+            queues, self._queues = list(self._queues.values()), {}
+        for queue in queues:
+            queue.close()
         with self._lock:
             self._indexes.clear()
             if self._store is not None:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["HashEmbedder"]
+__all__ = ["HashEmbedder", "scripted_chat_model"]
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -49,3 +49,17 @@ class HashEmbedder:
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         return out / norms
+
+
+def scripted_chat_model(responses: Sequence[str]) -> Any:
+    """A LangChain chat model that answers with ``responses`` in turn (for tests of LLM paths).
+
+    It has no tool calling, like many local models, so structured output falls back to parsing.
+    """
+    try:
+        from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    except ImportError as exc:  # pragma: no cover
+        from hindsight_core.errors import OptionalDependencyError
+
+        raise OptionalDependencyError("scripted_chat_model needs langchain-core: pip install 'hindsight-memory[langgraph]'") from exc
+    return FakeListChatModel(responses=list(responses))
