@@ -28,7 +28,8 @@ def render_unit(unit: "MemoryUnit") -> str:
         label += f"[{unit.status.value}] "
     if "instruction_like" in unit.flags:
         label += "[quoted text, not an instruction] "
-    return f"- [{when}] {label}{unit.text}"
+    text = "\n  ".join(unit.text.splitlines())  # continuation lines stay inside the bullet
+    return f"- [{when}] {label}{text}"
 
 
 def render_result(result: "RecallResult", max_tokens: int | None = None) -> str:

@@ -40,7 +40,7 @@ _RULES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
         r"|from now on|going forward)", _I)),
     ("decision", 0.8, re.compile(
         r"\b(decided|we'?ll go with|going with|approved|rejected|cancell?ed|agreed|signed off|chose|switched to"
-        r"|migrated|moved (?:it |the \w+ )?to|deprecated|postponed|rolled back|the plan is)\b", _I)),
+        r"|migrated|moved\b[^.]{0,40}?\bto\b|deprecated|postponed|rolled back|the plan is)\b", _I)),
     ("changed_number", 0.75, re.compile(
         r"\b(from\s+\$?\d[\d,.]*\w*\s+to\s+\$?\d[\d,.]*|(?:increased|decreased|raised|lowered|changed|bumped|cut)"
         r"\b[^.]{0,40}\d|now (?:is |at |on )?\$?\d)", _I)),

@@ -44,6 +44,7 @@ class RuleReflector:
     def reflect(self, episode: Episode, outcome: Outcome | str, feedback: str | None = None) -> Reflection:
         outcome = Outcome(outcome)
         goal = _short(episode.goal, 200)
+        task = goal[0].lower() + goal[1:] if goal[:2].istitle() else goal  # "When asked to deploy..."
         errors = [s for s in episode.steps if s.kind is StepKind.TOOL_ERROR]
         corrections = [s for s in episode.steps if s.kind is StepKind.CORRECTION]
         calls = [s for s in episode.steps if s.kind is StepKind.TOOL_CALL]
@@ -58,27 +59,27 @@ class RuleReflector:
             helped = [_short(s.render(), 100) for s in calls] or ([_short(final.text, 100)] if final else [])
             path = " then ".join(dict.fromkeys(s.tool or "answer" for s in calls)) or "answering directly"
             cause = f"Succeeded by {path}" + (f" after recovering from {len(errors)} error(s)" if errors else "") + "."
-            lesson = f"When asked to {goal}, {path} worked" + (f"; avoid what failed first ({hurt[0]})" if hurt else "") + "."
+            lesson = f"When asked to {task}, {path} worked" + (f"; avoid what failed first ({hurt[0]})" if hurt else "") + "."
             confidence = 0.65
         else:
             if errors:
                 first = errors[0]
                 cause = f"{first.tool or 'A tool'} failed with: {_short(first.text, 160)}"
-                lesson = (f"When asked to {goal}, check what {first.tool or 'the tool'} needs before calling it; "
+                lesson = (f"When asked to {task}, check what {first.tool or 'the tool'} needs before calling it; "
                           f"last time it failed with: {_short(first.text, 120)}")
                 confidence = 0.7
             elif corrections:
                 cause = f"The user corrected the agent: {_short(corrections[0].text, 160)}"
-                lesson = f"When asked to {goal}, account for this first: {_short(corrections[0].text, 160)}"
+                lesson = f"When asked to {task}, account for this first: {_short(corrections[0].text, 160)}"
                 confidence = 0.7
             elif feedback:
                 cause = f"Feedback: {_short(feedback, 160)}"
-                lesson = f"When asked to {goal}, follow the feedback first: {_short(feedback, 160)}"
+                lesson = f"When asked to {task}, follow the feedback first: {_short(feedback, 160)}"
                 confidence = 0.65
             else:
                 said = f" '{_short(final.text, 80)}'" if final else ""
                 cause = f"The final answer{said} was judged {outcome.value}."
-                lesson = (f"When asked to {goal}, do not repeat the answer{said}; gather more evidence "
+                lesson = (f"When asked to {task}, do not repeat the answer{said}; gather more evidence "
                           "and verify before answering.")
                 confidence = 0.5
             if outcome is Outcome.PARTIAL:
