@@ -1,0 +1,54 @@
+"""LangGraph adapter of hindsight-memory: recall before planning, learn when an episode ends.
+
+Three nodes you add to a graph you already have, a state mixin, a wrapper, and memory tools::
+
+    capture_node(engine)   records user/assistant/tool messages and tool errors of the episode
+    recall_node(engine)    writes lessons and memories for the user's request to ``memory_context``
+    reflect_node(engine)   learns from the episode with its ``outcome`` label, then starts a new one
+    with_memory(graph, engine)      recall -> your graph -> reflect, once per run, however it ends
+    reflect_thread(graph, config, outcome=...)   label a finished run afterwards
+    recall_tool(engine), remember_tool(engine)   memory as tools for tool-calling agents
+
+Every node and tool resolves its bank per call: runtime context, then ``configurable``, then
+state, then ``default_bank`` (``bank_resolver`` overrides). Everything works under ``invoke``
+and ``ainvoke``.
+
+Example:
+    >>> from langchain_core.messages import AIMessage
+    >>> from langgraph.graph import END, START, MessagesState, StateGraph
+    >>> from hindsight_core import MemoryEngine
+    >>> from hindsight_core.testing import HashEmbedder
+    >>> from hindsight_lg import MemoryState, with_memory
+    >>> class State(MessagesState, MemoryState):
+    ...     pass
+    >>> seen = []
+    >>> def planner(state):
+    ...     seen.append(state.get("memory_context", ""))
+    ...     return {"messages": [AIMessage("Deploying without a ticket.")], "outcome": "failure"}
+    >>> builder = StateGraph(State).add_node("planner", planner)
+    >>> builder = builder.add_edge(START, "planner").add_edge("planner", END)
+    >>> graph = with_memory(builder, MemoryEngine.ephemeral(embedder=HashEmbedder()))
+    >>> _ = graph.invoke({"messages": [("user", "Deploy billing to prod")]}, context={"bank_id": "ops"})
+    >>> _ = graph.invoke({"messages": [("user", "Deploy billing to prod")]}, context={"bank_id": "ops"})
+    >>> "FAILED attempt" in seen[1]
+    True
+"""
+
+from hindsight_lg.nodes import capture_node, recall_node, reflect_node, render_recall
+from hindsight_lg.state import MEMORY_KEYS, MemoryState
+from hindsight_lg.tools import recall_tool, remember_tool
+from hindsight_lg.wrap import areflect_thread, reflect_thread, with_memory
+
+__all__ = [
+    "MemoryState",
+    "MEMORY_KEYS",
+    "recall_node",
+    "capture_node",
+    "reflect_node",
+    "render_recall",
+    "with_memory",
+    "reflect_thread",
+    "areflect_thread",
+    "recall_tool",
+    "remember_tool",
+]
