@@ -166,7 +166,7 @@ class MemoryBank:
         to_store = [p for p in prepared if p.stored]
         vectors = self._engine.embedder.embed([p.unit.text for p in to_store]) if to_store else None
         vec_of = {id(p): vectors[n] for n, p in enumerate(to_store)} if vectors is not None else {}
-        index = self._index
+        index = self._engine._live_index(self.id, create=bool(to_store))  # a write creates the bank
         results: list[CaptureResult] = []
         new_units: list[tuple[MemoryUnit, Any]] = []
         with index.lock:
@@ -302,6 +302,11 @@ class MemoryBank:
         """Number of stored units (every status)."""
         return len(self._index.units)
 
+    @property
+    def revision(self) -> int:
+        """A number that changes whenever this process writes to the bank (for caches)."""
+        return self._index.revision
+
     # ---- recall ---------------------------------------------------------------------------------
     def recall(
         self,
@@ -315,6 +320,7 @@ class MemoryBank:
         include_drafts: bool = False,
         kinds: Iterable[str] | None = None,
         session_id: str | None = None,
+        exclude_ids: Iterable[str] = (),
         config: RecallConfig | None = None,
     ) -> RecallResult:
         """Find what memory holds about ``query``: no LLM, four channels fused.
@@ -329,6 +335,7 @@ class MemoryBank:
             include_drafts: Also return uncorroborated model-written drafts.
             kinds: Restrict to these kinds (e.g. ``["experience", "observation"]``).
             session_id: Restrict to one session.
+            exclude_ids: Units not to return (e.g. what the conversation already shows).
             config: A :class:`RecallConfig` for this call (derive it with ``model_copy``).
 
         Returns:
@@ -355,14 +362,16 @@ class MemoryBank:
             statuses.add(MemoryStatus.DRAFT.value)
         if session_id is not None and not isinstance(session_id, str):
             raise InvalidInputError("session_id must be a str")
+        excluded = frozenset(check_ids(list(exclude_ids) if not isinstance(exclude_ids, str) else exclude_ids))
         searchable = (kind_set or frozenset(k.value for k in MemoryKind)) - {MemoryKind.DIRECTIVE.value}
 
         vector = self._engine.embedder.embed([query])[0]
         index = self._index
-        request = RetrievalRequest(query=query, vector=vector, as_of=now.timestamp(), k=k,
+        request = RetrievalRequest(query=query, vector=vector, as_of=now.timestamp(), k=min(k + len(excluded), 1000),
                                    statuses=frozenset(statuses), kinds=searchable, session_id=session_id)
         with index.lock:
             candidates, trace = retrieve(request, index, cfg)
+            candidates = [c for c in candidates if c.id not in excluded][:k]
             directive_ids = [u.id for u in sorted(index.units.values(), key=lambda u: u.seq)
                              if u.kind == MemoryKind.DIRECTIVE.value and u.status == MemoryStatus.ACTIVE.value]
         units = {u.id: u for u in self.get_many([c.id for c in candidates] + directive_ids)}

@@ -95,11 +95,17 @@ class MemoryEngine:
                 self._store = self._store_factory()
             return self._store
 
-    def _live_index(self, bank_id: str) -> LiveIndex:
+    def _live_index(self, bank_id: str, *, create: bool = False) -> LiveIndex:
+        """The bank's index, loaded from Chroma on first use. Reads of a bank that does not exist
+        get an empty, uncached index: only a write (``create=True``) creates the bank."""
         with self._lock:
             index = self._indexes.get(bank_id)
             if index is None:
-                col = self.store.open_bank(bank_id, embedder=self.embedder.name, dim=self.embedder.dim)
+                try:
+                    col = self.store.open_bank(bank_id, embedder=self.embedder.name, dim=self.embedder.dim,
+                                               create=create)
+                except NotFoundError:
+                    return LiveIndex(self.store, None, self.embedder.dim)
                 index = LiveIndex(self.store, col, self.embedder.dim).load()
                 self._indexes[bank_id] = index
             return index

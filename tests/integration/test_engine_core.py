@@ -233,3 +233,24 @@ async def test_async_twins(engine):
     await bank.adelete(res.unit_id)
     assert bank.count() == 0
     assert await engine.abanks() == ["u"]
+
+
+def test_reads_never_create_a_bank(engine):
+    ghost = engine.bank("ghost")
+    assert ghost.count() == 0 and len(ghost.recall("anything at all")) == 0
+    assert list(ghost.units()) == [] and ghost.get_many(["x"]) == []
+    with pytest.raises(NotFoundError):
+        ghost.get("x")
+    assert engine.banks() == []
+    ghost.capture("Now the ghost bank exists.")
+    assert engine.banks() == ["ghost"] and ghost.count() == 1
+
+
+def test_exclude_ids_and_revision(engine):
+    bank = engine.bank("u")
+    before = bank.revision
+    first = bank.capture("The quarterly report is due on Friday.")
+    second = bank.capture("The quarterly report needs the sales figures.")
+    assert bank.revision > before
+    hits = bank.recall("quarterly report", k=1, exclude_ids=[first.unit_id])
+    assert hits.ids == [second.unit_id]
