@@ -49,10 +49,12 @@ def _storage_error(action: str, exc: Exception) -> StorageError:
 class ChromaStore:
     """Thin, typed access to Chroma collections, one per bank."""
 
-    def __init__(self, client: Any, *, description: str, owned_database: str | None = None) -> None:
+    def __init__(self, client: Any, *, description: str, owned_database: str | None = None,
+                 folder_lock: str | None = None) -> None:
         self.client = client
         self.description = description
         self._owned_database = owned_database
+        self._folder_lock = folder_lock  # key from storage._folder_lock (embedded folders only)
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
@@ -60,16 +62,20 @@ class ChromaStore:
         import chromadb
         from chromadb.config import Settings
 
+        from hindsight_core.storage import _folder_lock
+
+        lock = _folder_lock.acquire(path)  # one process per folder; see storage/_folder_lock.py
         try:
             client = chromadb.PersistentClient(path=path, settings=Settings(anonymized_telemetry=False))
             client.list_collections(limit=1)
         except Exception as exc:  # noqa: BLE001 - any failure here means an unusable folder
+            _folder_lock.release(lock)
             raise StorageError(
                 f"could not open a Chroma store at {path!r} ({exc}). Is it a Chroma folder written by a "
                 "compatible chromadb, and not in use by an incompatible version? Point `path` to a new folder "
                 "to start fresh."
             ) from exc
-        return cls(client, description=f"embedded Chroma at {path}")
+        return cls(client, description=f"embedded Chroma at {path}", folder_lock=lock)
 
     @classmethod
     def ephemeral(cls) -> "ChromaStore":
@@ -111,6 +117,15 @@ class ChromaStore:
             except Exception:  # noqa: BLE001 - best effort on shutdown
                 pass
             self._owned_database = None
+        if self._folder_lock is not None:
+            try:  # stop Chroma's cached system so a later open in this process reads the folder afresh
+                self.client.close()
+            except Exception:  # noqa: BLE001 - best effort on shutdown
+                pass
+            from hindsight_core.storage import _folder_lock
+
+            _folder_lock.release(self._folder_lock)
+            self._folder_lock = None
 
     # ---- banks ----------------------------------------------------------------------------------
     def open_bank(self, bank: str, *, embedder: str, dim: int, create: bool = True) -> Any:
@@ -188,7 +203,7 @@ class ChromaStore:
     @staticmethod
     def get(col: Any, ids: Sequence[str], *, embeddings: bool = False) -> dict[str, tuple[str, dict[str, Any], Any]]:
         """``{id: (document, metadata, embedding|None)}`` for the ids that exist."""
-        if not ids:
+        if not ids or col is None:
             return {}
         include = ["documents", "metadatas"] + (["embeddings"] if embeddings else [])
         try:
@@ -211,6 +226,8 @@ class ChromaStore:
     @staticmethod
     def query(col: Any, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
         """Top ``n`` ids by cosine similarity, best first."""
+        if col is None:
+            return []
         count = col.count()
         if count == 0 or n <= 0:
             return []
@@ -222,8 +239,34 @@ class ChromaStore:
         return [(i, 1.0 - float(d)) for i, d in zip(res["ids"][0], res["distances"][0])]
 
     @staticmethod
+    def count(col: Any) -> int:
+        if col is None:
+            return 0
+        try:
+            return int(col.count())
+        except Exception as exc:  # noqa: BLE001
+            raise _storage_error("count memory units", exc) from exc
+
+    @staticmethod
+    def ids(col: Any) -> list[str]:
+        """Every unit id of a bank (no documents, metadata or vectors are read)."""
+        out: list[str] = []
+        if col is None:
+            return out
+        while True:
+            try:
+                res = col.get(include=[], limit=_SCAN_BATCH * 5, offset=len(out))
+            except Exception as exc:  # noqa: BLE001
+                raise _storage_error("list memory units", exc) from exc
+            if not res["ids"]:
+                return out
+            out += res["ids"]
+
+    @staticmethod
     def scan(col: Any, *, embeddings: bool = False) -> Iterator[tuple[str, str, dict[str, Any], Any]]:
         """Every record of a bank, in batches: ``(id, document, metadata, embedding|None)``."""
+        if col is None:
+            return
         include = ["documents", "metadatas"] + (["embeddings"] if embeddings else [])
         offset = 0
         while True:

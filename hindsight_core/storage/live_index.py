@@ -33,7 +33,9 @@ class LiveIndex:
         self.graph = GraphIndex()
         self._vectors: dict[str, np.ndarray] = {}
         self._cited_by: dict[str, set[str]] = {}  # unit id -> units whose evidence names it
+        self.drafts: set[str] = set()  # ids of draft units (corroboration candidates)
         self.next_seq = 0
+        self.revision = 0  # bumped on every change, so callers can cache reads
         self.lock = threading.RLock()
 
     # ---- BankIndex protocol ---------------------------------------------------------------------
@@ -59,6 +61,35 @@ class LiveIndex:
             self._link(unit)
         return self
 
+    def catch_up(self) -> int:
+        """Take in units other processes added to (or deleted from) this bank since it was loaded.
+
+        Cheap when nothing changed: one ``count()``. When the count differs, only the ids are listed
+        and only the missing units are read. Several processes on one bank need a Chroma server
+        (an embedded folder is for one process). Returns how many units were added or removed.
+        """
+        with self.lock:
+            if self.store.count(self.collection) == len(self.units):
+                return 0
+            stored = set(self.store.ids(self.collection))
+            gone = [i for i in self.units if i not in stored]
+            for unit_id in gone:
+                self.remove(unit_id)
+            missing = [i for i in stored if i not in self.units]
+            added: list[tuple[IndexedUnit, Any]] = []
+            for start in range(0, len(missing), 1_000):
+                found = self.store.get(self.collection, missing[start:start + 1_000], embeddings=True)
+                added += [(to_indexed(i, doc, meta), emb) for i, (doc, meta, emb) in found.items()]
+            added.sort(key=lambda r: r[0].seq)
+            for unit, emb in added:
+                self._add(unit, np.asarray(emb, dtype=np.float32), link=False)
+            for unit, _ in added:
+                self._link(unit)
+                for citing in self._cited_by.get(unit.id, ()):  # units that arrived before their evidence
+                    if citing in self.units:
+                        self.graph.link(citing, unit.id, "evidence")
+            return len(gone) + len(added)
+
     def take_seq(self) -> int:
         seq = self.next_seq
         self.next_seq += 1
@@ -71,7 +102,10 @@ class LiveIndex:
         if unit.id in self.units:
             self.remove(unit.id)
         self.units[unit.id] = unit
+        self.revision += 1
         self._vectors[unit.id] = vector
+        if unit.status == "draft":
+            self.drafts.add(unit.id)
         self.keyword.add(unit.id, unit.text)
         self.graph.add(unit)
         self.next_seq = max(self.next_seq, unit.seq + 1)
@@ -97,7 +131,9 @@ class LiveIndex:
         unit = self.units.pop(unit_id, None)
         if unit is None:
             return
+        self.revision += 1
         self._vectors.pop(unit_id, None)
+        self.drafts.discard(unit_id)
         for source_id in unit.evidence_ids:
             self._cited_by.get(source_id, set()).discard(unit_id)
         self.keyword.remove(unit_id)
