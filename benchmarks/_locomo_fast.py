@@ -19,7 +19,6 @@ from benchmarks._locomo_data import CATEGORY_NAMES, Conversation, evidence_recal
 from hindsight_core.lifecycle.extract import extract_entities
 from hindsight_core.lifecycle.timeparse import resolve_time_refs
 from hindsight_core.retrieval.config import RecallConfig
-from hindsight_core.retrieval.fusion import rrf_fuse
 from hindsight_core.retrieval.memory_index import InMemoryBankIndex
 from hindsight_core.retrieval.pipeline import retrieve
 from hindsight_core.retrieval.types import IndexedUnit, RetrievalRequest

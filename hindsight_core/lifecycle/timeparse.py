@@ -226,51 +226,89 @@ def _label(start: datetime, end: datetime) -> str:
     return f"{start.date().isoformat()}..{(end - timedelta(days=1)).date().isoformat()}"
 
 
-_BEFORE = re.compile(rf"\b(?P<op>before|after|since|until|prior\s+to)\s+(?P<rest>(?:{_MONTH_RE}|\d|the|last|this|next|yesterday|today)[^?.!,;]*)", re.IGNORECASE)
-_RECENT = re.compile(rf"\b(?:in\s+the\s+)?(?:last|past)\s+(?P<n>{_NUM_RE})\s+(?P<u>{_UNIT_RE})\b|\brecently\b|\blately\b", re.IGNORECASE)
-_BARE_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_ABS_KINDS = ("iso", "dmy", "mdy", "my")
+_OPS = re.compile(r"\b(?P<op>before|after|since|until|till|prior\s+to|as\s+of|by)\s*$", re.IGNORECASE)
+_ANCHORED = re.compile(
+    rf"\b(?:the|last|that)\s+(?P<u>day|week|weekend|month|year|{_DAY_RE})\s+(?:just\s+)?before\s*$", re.IGNORECASE
+)
+_BETWEEN = re.compile(r"\bbetween\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)(?:[?.!;]|$)", re.IGNORECASE)
+_RECENT = re.compile(rf"\b(?:in\s+the\s+|within\s+the\s+)?(?:last|past)\s+(?P<n>{_NUM_RE})\s+(?P<u>{_UNIT_RE})\b", re.IGNORECASE)
+_BARE_MONTH = re.compile(
+    rf"\b(?:in|during|of|early|late|mid|since|until|before|after)[\s-]+(?P<m>{_MONTH_RE})\b(?!\s*\d)", re.IGNORECASE
+)
+_BARE_YEAR = re.compile(r"(?<![\w-])(?<![A-Z][a-z] )(?P<y>(?:19|20)\d\d)(?![\w-])")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_SPAN_DAYS = {"day": 1, "week": 7, "weekend": 7, "month": 31, "year": 366}
+
+
+def _absolute(text: str, now: datetime) -> list[tuple[int, int, datetime, datetime]]:
+    """Absolute dates in ``text`` as (start offset, end offset, window start, window end)."""
+    out: list[tuple[int, int, datetime, datetime]] = []
+    for m in _RULES.finditer(text):
+        if any(m.group(k) for k in _ABS_KINDS):
+            span = _resolve(m, now)
+            if span is not None:
+                out.append((m.start(), m.end(), span[2], span[3]))
+    for m in _BARE_MONTH.finditer(text):
+        month = _MONTHS[m.group("m").lower()[:3]]
+        year = now.year if month <= now.month else now.year - 1
+        start = datetime(year, month, 1, tzinfo=timezone.utc)
+        out.append((m.start("m"), m.end(), start, _add_months(start, 1)))
+    for m in _BARE_YEAR.finditer(text):
+        year = int(m.group("y"))
+        if year <= now.year + 1 and not any(a <= m.start() < b for a, b, _, _ in out):
+            start = datetime(year, 1, 1, tzinfo=timezone.utc)
+            out.append((m.start(), m.end(), start, start.replace(year=year + 1)))
+    out.sort(key=lambda x: x[0])
+    return out
 
 
 def parse_query_window(query: str, as_of: datetime) -> tuple[datetime, datetime] | None:
     """The ``[start, end)`` time window a query asks about, relative to ``as_of``; None if none.
 
-    Understands "yesterday", "last week", "this month", "in May 2023", "2022", "3 days ago",
-    "in the last 2 weeks", "recently", "before June 2023", "after 2021".
+    Absolute dates win over relative words ("last weekend before 4 October" is about October):
+    "in May 2023", "on 3 June, 2023", "in June" (the latest June up to ``as_of``), "2022";
+    "before/after/since/until/as of <date>", "the week (Monday, weekend ...) before <date>",
+    "between <date> and <date>"; otherwise relative words: "yesterday", "last week", "this month",
+    "3 days ago", "in the last 2 weeks". Vague words ("recently") give no window.
 
     Example:
         >>> from datetime import datetime, timezone
         >>> now = datetime(2023, 5, 10, tzinfo=timezone.utc)
         >>> [d.date().isoformat() for d in parse_query_window("what did we do last week?", now)]
         ['2023-05-01', '2023-05-08']
+        >>> [d.date().isoformat() for d in parse_query_window("the week before August 3, 2023?", now)]
+        ['2023-07-27', '2023-08-04']
     """
     now = _utc(as_of)
-    m = _BEFORE.search(query)
-    if m:
-        inner = _spans(m.group("rest"), now) or _year_spans(m.group("rest"))
-        if inner:
-            _, _, s, e = inner[0]
-            op = m.group("op").lower()
-            if op.startswith(("before", "until", "prior")):
-                return _EPOCH, s
-            return e, now + timedelta(days=1)
+    found = _absolute(query, now)
+    if found:
+        m = _BETWEEN.search(query)
+        if m and len(found) >= 2:
+            inside = [f for f in found if m.start() <= f[0] < m.end()]
+            if len(inside) >= 2:
+                return min(f[2] for f in inside), max(f[3] for f in inside)
+        pos, _, start, end = found[0]
+        prefix = query[:pos]
+        anchored = _ANCHORED.search(prefix)
+        if anchored:
+            return start - timedelta(days=_SPAN_DAYS.get(anchored.group("u").lower(), 7)), end
+        op = _OPS.search(prefix)
+        if op:
+            word = op.group("op").lower()
+            if word.startswith(("before", "prior")):
+                return _EPOCH, start
+            if word.startswith(("until", "till", "as", "by")):
+                return _EPOCH, end
+            if word == "since":
+                return start, max(end, now + timedelta(days=1))
+            return end, max(end, now + timedelta(days=1))
+        return start, end
     m = _RECENT.search(query)
     if m:
-        if m.group("n"):
-            start = _shift(_day(now), -_num(m.group("n")), m.group("u"))
-        else:
-            start = _day(now) - timedelta(days=30)
-        return start, now + timedelta(days=1)
-    spans = _spans(query, now) or _year_spans(query)
+        return _shift(_day(now), -_num(m.group("n")), m.group("u")), now + timedelta(days=1)
+    spans = _spans(query, now)
     if not spans:
         return None
     _, _, s, e = spans[0]
     return s, e
-
-
-def _year_spans(text: str) -> list[_Span]:
-    m = _BARE_YEAR.search(text)
-    if not m:
-        return []
-    d = datetime(int(m.group(0)), 1, 1, tzinfo=timezone.utc)
-    return [(m.group(0), d, d, d.replace(year=d.year + 1))]

@@ -5,8 +5,9 @@
 * :func:`session_channel` - BM25 over whole sessions, spread to their units;
 * :func:`graph_channel` - spreading activation from the query's entities and from first-stage
   seeds through shared entities (1-2 hops), damped by entity frequency;
-* :func:`temporal_channel` - units whose time falls in the query's window;
-* :func:`neighbour_channel` - session neighbours (and explicit links) of the best candidates.
+* :func:`temporal_channel` - units whose time falls in the query's window
+  (:func:`temporal_score` grades the rest by distance);
+* :func:`feedback_channel` - BM25 for the query expanded with the best candidates' words (off by default).
 
 Example:
     >>> strip_question("When did Caroline go to the LGBTQ support group?")
@@ -15,13 +16,14 @@ Example:
 
 from __future__ import annotations
 
+import math
 import re
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from hindsight_core.retrieval.types import BankIndex
+    from hindsight_core.retrieval.types import BankIndex, IndexedUnit
 
 __all__ = [
     "strip_question",
@@ -30,7 +32,8 @@ __all__ = [
     "session_channel",
     "graph_channel",
     "temporal_channel",
-    "neighbour_channel",
+    "temporal_score",
+    "feedback_channel",
 ]
 
 _QUESTION_WORDS = frozenset(
@@ -62,7 +65,13 @@ def session_channel(query: str, index: "BankIndex", n_sessions: int) -> dict[str
     search = getattr(index.keyword, "search_groups", None)
     if search is None:
         return {}
-    return dict(search(query, n_sessions))
+    units = index.units
+
+    def session_of(uid: str) -> str | None:
+        u = units.get(uid)
+        return None if u is None else u.session_id
+
+    return dict(search(query, n_sessions, session_of))
 
 
 def graph_channel(
@@ -106,28 +115,46 @@ def graph_channel(
 
 
 def temporal_channel(window: tuple[float, float] | None, index: "BankIndex", n: int) -> list[tuple[str, float]]:
-    """Units whose ``when`` (occurred_at, else mentioned_at) or mention time lies in ``window``,
-    most recent first; the score is 1.0 inside, decaying with distance from the window otherwise."""
+    """Units whose ``occurred_at`` or ``mentioned_at`` lies in ``window``, latest first, score 1.0."""
     if window is None:
         return []
+    return [(uid, 1.0) for uid in index.graph.in_window(*window)[:n]]
+
+
+def feedback_channel(query: str, seeds: Sequence[str], index: "BankIndex", n: int, terms: int = 10,
+                     query_weight: float = 0.5) -> list[tuple[str, float]]:
+    """Keyword pseudo-relevance feedback (RM3-like): BM25 for the query's terms plus the terms that
+    are frequent and rare in the ``seeds`` (the first-stage best units). It is a hop over shared
+    words: evidence that shares no word with the question but shares "home country" with the best
+    candidate is found."""
+    kw = index.keyword
+    if not seeds or not hasattr(kw, "doc_terms"):
+        return []
+    weights: dict[str, float] = {}
+    for rank, uid in enumerate(seeds):
+        tf = kw.doc_terms(uid)
+        total = sum(tf.values()) or 1
+        for term, c in tf.items():
+            weights[term] = weights.get(term, 0.0) + (c / total) * kw.idf(term) / (1.0 + rank)
+    top = sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:terms]
+    norm = sum(w for _, w in top) or 1.0
+    bag = {t: (1.0 - query_weight) * w / norm for t, w in top}
+    q = kw._query_terms(query)
+    qn = sum(q.values()) or 1.0
+    for t, c in q.items():
+        bag[t] = bag.get(t, 0.0) + query_weight * c / qn
+    return kw.search_terms(bag, n)
+
+
+def temporal_score(unit: "IndexedUnit", window: tuple[float, float], slack: float = 2 * 86400.0) -> float:
+    """1.0 when the unit's ``when`` or ``mentioned_at`` lies in ``window``, else decaying with the
+    distance to it (``exp(-distance / scale)``, scale = ``slack`` or a quarter of the window)."""
     start, end = window
-    out: list[tuple[str, float, int]] = []
-    for uid, u in index.units.items():
-        times = (u.when, u.mentioned_at)
-        if any(start <= t < end for t in times):
-            out.append((uid, 1.0, u.seq))
-    out.sort(key=lambda x: -x[2])
-    return [(uid, s) for uid, s, _ in out[:n]]
-
-
-def neighbour_channel(scores: Mapping[str, float], index: "BankIndex", top: int,
-                      kinds: Iterable[str] | None = None) -> dict[str, float]:
-    """For each unit next to one of the ``top`` best-scored units, the best neighbour score."""
-    best = sorted(scores.items(), key=lambda kv: -kv[1])[:top]
-    out: dict[str, float] = {}
-    graph = index.graph
-    for uid, s in best:
-        for other in graph.neighbours(uid, kinds):
-            if s > out.get(other, float("-inf")):
-                out[other] = s
-    return out
+    scale = max(slack, 0.25 * (end - start)) if end - start < 400 * 86400.0 else slack
+    best = 0.0
+    for t in (unit.when, unit.mentioned_at):
+        if start <= t < end:
+            return 1.0
+        dist = start - t if t < start else t - end
+        best = max(best, math.exp(-dist / scale))
+    return best

@@ -3,7 +3,7 @@
 Example:
     >>> rrf_fuse({"dense": [("a", 0.9), ("b", 0.5)], "keyword": [("b", 7.0)]}, k=60)[0][0]
     'b'
-    >>> zscore_fuse({"dense": {"a": 0.9, "b": 0.5}, "keyword": {"b": 7.0}}, {"dense": 1.0, "keyword": 1.0})[0][0]
+    >>> zscore_fuse({"dense": {"a": 0.9, "b": 0.5}, "keyword": {"b": 7.0}}, {"dense": 1.0, "keyword": 2.0})[0][0]
     'b'
 """
 
@@ -38,15 +38,15 @@ def zscores(values: Mapping[str, float], missing: float | None = None) -> dict[s
 
 def zscore_fuse(features: Mapping[str, Mapping[str, float]], weights: Mapping[str, float],
                 pool: Sequence[str] | None = None) -> list[tuple[str, float]]:
-    """Weighted sum of per-feature z-scores over ``pool`` (default: every id seen); a feature's
-    missing ids score its pool minimum. Best first, ties by id."""
+    """Weighted sum of per-feature z-scores over ``pool`` (default: every id seen); ids a feature
+    did not score get ``min(0, its lowest score)``. Best first, ties by id."""
     ids = list(pool) if pool is not None else sorted({d for f in features.values() for d in f})
     total = dict.fromkeys(ids, 0.0)
     for name, values in features.items():
         w = weights.get(name, 0.0)
         if not w or not values:
             continue
-        floor = min(values.values())
+        floor = min(0.0, min(values.values()))
         z = zscores({d: values.get(d, floor) for d in ids})
         for d in ids:
             total[d] += w * z[d]

@@ -1,14 +1,17 @@
 """The recall pipeline: channels -> candidate pool -> feature fusion -> (MMR, rerank) -> top k.
 
 1. Over-fetch candidates from the dense and keyword channels (plus the temporal channel when the
-   query names a time window) and score the pool exactly: cosine of every candidate, BM25 of
-   the unit and of its session, whether the query names the unit's speaker.
-2. A first-stage weighted z-score fusion picks seeds; the graph channel spreads activation from
-   the query's entities and the seeds' entities, and the neighbour channel pulls in the session
-   neighbours of the best candidates (a question's answer is often the next turn).
-3. The final fusion adds the graph and neighbour features; MMR and a cross-encoder are optional.
+   query names a time window), add each candidate's session neighbours, and score the pool
+   (:class:`~hindsight_core.retrieval.scoring.PoolScorer`): exact cosine, BM25 of the unit and of
+   its whole session, "the query names this unit's speaker", closeness to the query's window,
+   all standardised and weighted, then each unit inherits a share of its neighbours' scores.
+2. The best first-stage units seed the graph channel (spreading activation from the query's
+   entities and from the seeds' entities, 1-2 hops) and, optionally, keyword feedback; their
+   finds join the pool, which is scored again with the graph activation as one more feature.
+3. MMR diversification and a cross-encoder reranker are optional (both off by default).
 
-Every returned :class:`Candidate` lists each channel that found it as ``(channel, rank, score)``.
+Every returned :class:`Candidate` lists each channel that found it as ``(channel, rank, score)``;
+"neighbour" marks a unit that entered the pool only as the neighbour of one that was found.
 """
 
 from __future__ import annotations
@@ -23,16 +26,27 @@ from hindsight_core.lifecycle.extract import extract_entities
 from hindsight_core.lifecycle.timeparse import parse_query_window
 from hindsight_core.retrieval import channels as ch
 from hindsight_core.retrieval.config import RecallConfig
-from hindsight_core.retrieval.fusion import rrf_fuse, zscore_fuse
+from hindsight_core.retrieval.fusion import rrf_fuse
 from hindsight_core.retrieval.mmr import mmr
+from hindsight_core.retrieval.scoring import PoolScorer
 from hindsight_core.retrieval.types import BankIndex, Candidate, IndexedUnit, RetrievalRequest
 
 __all__ = ["retrieve"]
 
-try:  # BLAS threads make small mat-vec products slow and jittery on few cores.
-    from threadpoolctl import threadpool_limits as _limits
-except ImportError:  # pragma: no cover - threadpoolctl is a core dependency
-    _limits = None
+_CONTROLLER: Any = None
+
+
+def _blas_controller() -> Any:
+    """One threadpoolctl controller per process (creating one scans the loaded libraries: ~2 ms)."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - threadpoolctl is a core dependency
+            _CONTROLLER = False
+        else:
+            _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER
 
 
 def _allowed(u: IndexedUnit, req: RetrievalRequest) -> bool:
@@ -50,8 +64,9 @@ def _window(query: str, as_of: float) -> tuple[float, float] | None:
 
 def retrieve(request: RetrievalRequest, index: BankIndex, config: RecallConfig) -> tuple[list[Candidate], dict[str, Any]]:
     """Run every channel, fuse, and return at most ``request.k`` candidates best first, plus a trace."""
-    if _limits is not None:
-        with _limits(limits=1, user_api="blas"):
+    controller = _blas_controller()
+    if controller:  # BLAS threads make small mat-vec products slow and jittery on few cores
+        with controller.limit(limits=1, user_api="blas"):
             return _retrieve(request, index, config)
     return _retrieve(request, index, config)  # pragma: no cover
 
@@ -67,10 +82,12 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
         t0 = now
 
     units = index.units
+    graph = index.graph
     n = cfg.over_fetch
     text = ch.strip_question(req.query) if cfg.strip_question else req.query
+    qvec = np.asarray(req.vector, dtype=np.float32).reshape(-1)
     ranked: dict[str, list[tuple[str, float]]] = {}
-    ranked["dense"] = ch.dense_channel(req.vector, index, n)
+    ranked["dense"] = ch.dense_channel(qvec, index, n)
     lap("dense")
     ranked["keyword"] = ch.keyword_channel(text, index, n)
     lap("keyword")
@@ -78,60 +95,56 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
     ranked["temporal"] = ch.temporal_channel(window, index, n)
     lap("temporal")
     sessions = ch.session_channel(text, index, cfg.session_top) if cfg.session_weight else {}
-    q_entities = index.graph.match_entities(req.query, extract_entities(req.query))
-    speakers = {e for e in q_entities}
+    q_entities = graph.match_entities(req.query, extract_entities(req.query))
     lap("entities")
 
-    pool: dict[str, None] = {}
-    for hits in ranked.values():
-        for uid, _ in hits:
-            u = units.get(uid)
-            if u is not None and _allowed(u, req):
-                pool[uid] = None
+    scorer = PoolScorer(index, cfg, qvec, dict(ranked["keyword"]), window, sessions,
+                        frozenset(q_entities))
 
-    features: dict[str, dict[str, float]] = {}
+    def with_neighbours(ids: list[str]) -> list[str]:
+        out = dict.fromkeys(ids)
+        if cfg.prev_weight or cfg.next_weight:
+            for i in ids:
+                for other in graph.prev_next(i):
+                    if other is not None:
+                        out[other] = None
+        return [i for i in out if i in units and _allowed(units[i], req)]
 
-    def score_pool(ids: list[str]) -> None:
-        new = [i for i in ids if i not in features.setdefault("dense", {})]
-        if new:
-            sims = index.vectors(new) @ np.asarray(req.vector, dtype=np.float32).reshape(-1)
-            features["dense"].update(zip(new, map(float, sims)))
-        kw = dict(ranked["keyword"])
-        features["keyword"] = {i: kw.get(i, 0.0) for i in pool}
-        tmp = dict(ranked["temporal"])
-        features["temporal"] = {i: tmp.get(i, 0.0) for i in pool}
-        features["session"] = {i: sessions.get(units[i].session_id or "", 0.0) for i in pool}
-        features["speaker"] = {i: 1.0 if (units[i].speaker or "").lower() in speakers else 0.0 for i in pool}
-
-    score_pool(list(pool))
-    weights = {
-        "dense": cfg.dense_weight, "keyword": cfg.keyword_weight, "temporal": cfg.temporal_weight,
-        "session": cfg.session_weight, "speaker": cfg.speaker_weight,
-    }
-    first = dict(zscore_fuse(features, weights, list(pool)))
+    pool0 = with_neighbours([uid for name in ("dense", "keyword", "temporal") for uid, _ in ranked[name]])
+    first = scorer.score(pool0)
     lap("fuse1")
 
-    seeds = dict(sorted(first.items(), key=lambda kv: -kv[1])[: cfg.graph_seeds])
-    ranked["graph"] = ch.graph_channel(q_entities, seeds, index, n, cfg.graph_entity_cap) if cfg.graph_weight else []
-    nb = ch.neighbour_channel(first, index, cfg.neighbour_top) if cfg.neighbour_weight else {}
-    ranked["neighbour"] = sorted(nb.items(), key=lambda kv: (-kv[1], kv[0]))
-    for name in ("graph", "neighbour"):
-        for uid, _ in ranked[name][: cfg.expand]:
-            u = units.get(uid)
-            if u is not None and _allowed(u, req):
-                pool[uid] = None
-    lap("graph")
-    score_pool(list(pool))
-    g = dict(ranked["graph"])
-    features["graph"] = {i: g.get(i, 0.0) for i in pool}
-    floor = min(first.values()) if first else 0.0
-    features["neighbour"] = {i: nb.get(i, floor) for i in pool}
-    weights.update(graph=cfg.graph_weight, neighbour=cfg.neighbour_weight)
-    if cfg.fusion == "rrf":
-        fused = rrf_fuse({k: v for k, v in ranked.items() if k in ("dense", "keyword")}, cfg.rrf_k)
-        fused = [(i, s) for i, s in fused if i in pool]
+    order = np.argsort(-first, kind="stable")
+    top_first = [pool0[j] for j in order[: max(cfg.graph_seeds, cfg.feedback_seeds)]]
+    if cfg.graph_weight and top_first:
+        lo = float(first[order[min(cfg.graph_seeds, len(order)) - 1]])
+        seeds = {pool0[j]: float(first[j]) - lo + 1e-3 for j in order[: cfg.graph_seeds]}
+        ranked["graph"] = ch.graph_channel(q_entities, seeds, index, n, cfg.graph_entity_cap)
     else:
-        fused = zscore_fuse(features, weights, list(pool))
+        ranked["graph"] = []
+    if cfg.feedback_weight and top_first:
+        ranked["feedback"] = ch.feedback_channel(text, top_first[: cfg.feedback_seeds], index, n, cfg.feedback_terms,
+                                                 cfg.feedback_query_weight)
+    else:
+        ranked["feedback"] = []
+    in_pool = set(pool0)
+    extra = [uid for name in ("graph", "feedback") for uid, _ in ranked[name][: cfg.expand] if uid not in in_pool]
+    extra = list(dict.fromkeys(extra))
+    pool = with_neighbours(pool0 + extra) if extra else pool0
+    lap("graph")
+    if cfg.fusion == "rrf":
+        allowed = set(pool)
+        fused = [(i, s) for i, s in rrf_fuse({k: ranked[k] for k in ("dense", "keyword")}, cfg.rrf_k) if i in allowed]
+    else:
+        gmap = dict(ranked["graph"])
+        fmap = dict(ranked["feedback"])
+        extras = {"graph": (np.array([gmap.get(i, 0.0) for i in pool]), cfg.graph_weight),
+                  "feedback": (np.array([fmap.get(i, 0.0) for i in pool]), cfg.feedback_weight)}
+        final = scorer.score(pool, extras)
+        order = np.argsort(-final, kind="stable")
+        fused = [(pool[j], float(final[j])) for j in order]
+    found = {uid for hits in ranked.values() for uid, _ in hits}
+    ranked["neighbour"] = [(uid, s) for uid, s in fused if uid not in found]  # pulled in beside a hit
     lap("fuse2")
 
     if cfg.mmr_lambda < 1.0 and fused:

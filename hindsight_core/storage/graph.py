@@ -53,6 +53,12 @@ class GraphIndex:
         self._chains: dict[str, list[tuple[int, str]]] = {}
         self._max_words = 1
         self._n_units = 0
+        # fast mirrors of the graph for the query path (networkx views are slow to iterate)
+        self._ent_units: dict[str, dict[str, tuple[str, ...]]] = {}
+        self._unit_ents: dict[str, dict[str, tuple[str, ...]]] = {}
+        self._prev: dict[str, str] = {}
+        self._next: dict[str, str] = {}
+        self._times: list[tuple[float, str]] = []  # (occurred_at or mentioned_at, id), sorted
 
     # -- maintenance -------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -68,7 +74,11 @@ class GraphIndex:
             self.remove(unit.id)
         chain_key = unit.session_id if unit.session_id is not None else _NO_SESSION
         self._n_units += 1
-        self.graph.add_node(node, seq=unit.seq, session=unit.session_id, when=unit.mentioned_at, chain=chain_key)
+        times = tuple(sorted({unit.mentioned_at, unit.when}))
+        self.graph.add_node(node, seq=unit.seq, session=unit.session_id, when=unit.mentioned_at, chain=chain_key,
+                            times=times)
+        for t in times:
+            bisect.insort(self._times, (t, unit.id))
         for key in unit.entities:
             self._link_entity(node, key, "mentions")
         if unit.speaker:
@@ -94,8 +104,23 @@ class GraphIndex:
         entities = [v for v in self.graph.successors(node) if v.startswith(ENTITY)]
         chain = self._chains.get(data["chain"], [])
         pos = bisect.bisect_left(chain, (data["seq"], unit_id))
+        for t in data["times"]:
+            i = bisect.bisect_left(self._times, (t, unit_id))
+            if i < len(self._times) and self._times[i] == (t, unit_id):
+                self._times.pop(i)
         self.graph.remove_node(node)
         self._n_units -= 1
+        for key in self._unit_ents.pop(unit_id, {}):
+            units = self._ent_units.get(key)
+            if units is not None:
+                units.pop(unit_id, None)
+                if not units:
+                    del self._ent_units[key]
+        before, after = self._prev.pop(unit_id, None), self._next.pop(unit_id, None)
+        if before is not None:
+            self._next.pop(before, None)
+        if after is not None:
+            self._prev.pop(after, None)
         if pos < len(chain) and chain[pos][1] == unit_id:
             chain.pop(pos)
             if 0 < pos < len(chain):
@@ -125,6 +150,11 @@ class GraphIndex:
             self.graph.add_node(ent)
             self._max_words = max(self._max_words, min(4, key.count(" ") + 1))
         self.graph.add_edge(node, ent, key=kind, weight=1.0)
+        uid = node[len(UNIT):]
+        units = self._ent_units.setdefault(key, {})
+        units[uid] = tuple(sorted(set(units.get(uid, ())) | {kind}))
+        ents = self._unit_ents.setdefault(uid, {})
+        ents[key] = units[uid]
 
     def _chain(self, a: str, b: str) -> None:
         na, nb = UNIT + a, UNIT + b
@@ -132,37 +162,44 @@ class GraphIndex:
             if abs(self.graph.nodes[nb]["when"] - self.graph.nodes[na]["when"]) > _DAY:
                 return
         self.graph.add_edge(na, nb, key="next", weight=1.0)
+        self._next[a] = b
+        self._prev[b] = a
 
     def _unchain(self, a: str, b: str) -> None:
         self.unlink(a, b, "next")
+        if self._next.get(a) == b:
+            del self._next[a]
+        if self._prev.get(b) == a:
+            del self._prev[b]
 
     # -- queries -------------------------------------------------------------------------------
     def has_entity(self, key: str) -> bool:
-        return (ENTITY + key) in self.graph
+        return key in self._ent_units
 
     def entity_units(self, key: str, kinds: Iterable[str] = ("mentions", "spoken_by")) -> list[str]:
         """Ids of the units linked to entity ``key`` by an edge of one of ``kinds``."""
-        ent = ENTITY + key
-        if ent not in self.graph:
+        units = self._ent_units.get(key)
+        if not units:
             return []
         wanted = set(kinds)
-        out = []
-        for u, edges in self.graph.pred[ent].items():
-            if any(k in wanted for k in edges):
-                out.append(u[len(UNIT):])
-        return out
+        return [uid for uid, ks in units.items() if any(k in wanted for k in ks)]
 
     def entity_degree(self, key: str) -> int:
-        ent = ENTITY + key
-        return self.graph.in_degree(ent) if ent in self.graph else 0
+        return len(self._ent_units.get(key, ()))
 
     def unit_entities(self, unit_id: str, kinds: Iterable[str] = ("mentions",)) -> list[str]:
-        node = UNIT + unit_id
-        if node not in self.graph:
-            return []
         wanted = set(kinds)
-        return [v[len(ENTITY):] for v, edges in self.graph.succ[node].items()
-                if v.startswith(ENTITY) and any(k in wanted for k in edges)]
+        return [key for key, ks in self._unit_ents.get(unit_id, {}).items() if any(k in wanted for k in ks)]
+
+    def in_window(self, start: float, end: float) -> list[str]:
+        """Ids of units whose occurred_at or mentioned_at lies in ``[start, end)``, latest first."""
+        lo = bisect.bisect_left(self._times, (start, ""))
+        hi = bisect.bisect_left(self._times, (end, ""))
+        return list(dict.fromkeys(uid for _, uid in reversed(self._times[lo:hi])))
+
+    def prev_next(self, unit_id: str) -> tuple[str | None, str | None]:
+        """The previous and next unit of the same session (or session-less chain), if any."""
+        return self._prev.get(unit_id), self._next.get(unit_id)
 
     def neighbours(self, unit_id: str, kinds: Iterable[str] | None = ("next",)) -> list[str]:
         """Unit ids linked to ``unit_id`` in either direction by ``kinds`` (None: any unit link)."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -101,6 +101,8 @@ class KeywordIndex:
         self._total_len = 0.0
         self._postings: dict[str, dict[int, int]] = {}
         self._groups: dict[str, set[int]] = {}
+        self._version = 0
+        self._gcache: tuple[tuple[int, bool], tuple[list[str], np.ndarray, np.ndarray]] | None = None
 
     # -- maintenance -------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -113,6 +115,7 @@ class KeywordIndex:
         """Index ``text`` under ``doc_id`` (replacing an earlier text of the same id)."""
         if doc_id in self._slot:
             self.remove(doc_id)
+        self._version += 1
         tf: dict[str, int] = {}
         for tok in tokenize(text):
             tf[tok] = tf.get(tok, 0) + 1
@@ -140,6 +143,7 @@ class KeywordIndex:
         slot = self._slot.pop(doc_id, None)
         if slot is None:
             return
+        self._version += 1
         tf = self._terms[slot] or {}
         for term in tf:
             plist = self._postings.get(term)
@@ -164,8 +168,8 @@ class KeywordIndex:
         return None if slot is None else self._group_of[slot]
 
     # -- search --------------------------------------------------------------------------------
-    def _query_terms(self, query: str) -> dict[str, int]:
-        qtf: dict[str, int] = {}
+    def _query_terms(self, query: str) -> dict[str, float]:
+        qtf: dict[str, float] = {}
         for tok in tokenize(query):
             if tok in self._postings:
                 qtf[tok] = qtf.get(tok, 0) + 1
@@ -176,8 +180,22 @@ class KeywordIndex:
 
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
         """Top ``k`` documents by BM25, best first, as ``(doc_id, score)``; score > 0."""
+        return self.search_terms(self._query_terms(query), k)
+
+    def doc_terms(self, doc_id: str) -> dict[str, int]:
+        """The stemmed term frequencies of a document (empty if unknown)."""
+        slot = self._slot.get(doc_id)
+        return dict(self._terms[slot] or {}) if slot is not None else {}
+
+    def idf(self, term: str) -> float:
+        """BM25 idf of a stemmed term (0.0 if unknown)."""
+        plist = self._postings.get(term)
+        return self._idf(len(plist), len(self._slot)) if plist else 0.0
+
+    def search_terms(self, qtf: dict[str, float], k: int) -> list[tuple[str, float]]:
+        """BM25 for a weighted bag of stemmed terms (e.g. a query expanded by feedback)."""
         n = len(self._slot)
-        qtf = self._query_terms(query)
+        qtf = {t: w for t, w in qtf.items() if t in self._postings}
         if not n or not qtf or k <= 0:
             return []
         avgdl = max(self._total_len / n, 1e-9)
@@ -192,22 +210,41 @@ class KeywordIndex:
             scores[slots] += qn * idf * tfs * (self.k1 + 1.0) / (tfs + norm[slots])
         return self._top(scores, k, self._ids)
 
-    def search_groups(self, query: str, k: int) -> list[tuple[str, float]]:
-        """Top ``k`` groups by BM25 over each group's concatenated documents, best first."""
-        if not self._groups:
-            return []
-        qtf = self._query_terms(query)
-        if not qtf:
-            return []
-        names = list(self._groups)
-        gindex = {g: i for i, g in enumerate(names)}
+    def _group_table(self, group_of: Callable[[str], str | None] | None) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """(group names, slot -> group number or -1, group lengths), cached until the next change."""
+        key = (self._version, group_of is not None)
+        if self._gcache is not None and self._gcache[0] == key:
+            return self._gcache[1]
         size = len(self._ids)
+        gindex: dict[str, int] = {}
         slot_group = np.full(size, -1, dtype=np.int64)
-        for g, members in self._groups.items():
-            if members:
-                slot_group[np.fromiter(members, dtype=np.int64, count=len(members))] = gindex[g]
-        glen = np.bincount(slot_group[slot_group >= 0], weights=self._len[:size][slot_group >= 0], minlength=len(names))
+        for slot, doc in enumerate(self._ids):
+            if doc is None:
+                continue
+            g = self._group_of[slot]
+            if g is None and group_of is not None:
+                g = group_of(doc)
+            if g is not None:
+                slot_group[slot] = gindex.setdefault(g, len(gindex))
+        live = slot_group >= 0
+        glen = np.bincount(slot_group[live], weights=self._len[:size][live], minlength=len(gindex))
+        table = (list(gindex), slot_group, glen)
+        self._gcache = (key, table)
+        return table
+
+    def search_groups(self, query: str, k: int,
+                      group_of: Callable[[str], str | None] | None = None) -> list[tuple[str, float]]:
+        """Top ``k`` groups by BM25 over each group's concatenated documents, best first.
+
+        Documents added without a group are grouped by ``group_of(doc_id)`` when it is given.
+        """
+        qtf = self._query_terms(query)
+        if not qtf or (not self._groups and group_of is None):
+            return []
+        names, slot_group, glen = self._group_table(group_of)
         ng = len(names)
+        if not ng:
+            return []
         avg = max(float(glen.mean()), 1e-9)
         norm = self.k1 * (1.0 - self.b + self.b * glen / avg)
         scores = np.zeros(ng, dtype=np.float64)
@@ -235,8 +272,9 @@ class KeywordIndex:
         if len(hits) > k:
             part = np.argpartition(-scores[hits], k - 1)[:k]
             hits = hits[part]
-        order = hits[np.argsort(-scores[hits], kind="stable")]
-        return [(names[i], float(scores[i])) for i in order]  # type: ignore[misc]
+        out = [(names[i], float(scores[i])) for i in hits.tolist()]
+        out.sort(key=lambda kv: (-kv[1], kv[0]))  # ties by id: deterministic across rebuilds
+        return out  # type: ignore[return-value]
 
     def ids(self) -> Iterable[str]:
         return iter(self._slot)

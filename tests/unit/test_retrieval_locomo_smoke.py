@@ -1,0 +1,19 @@
+"""LoCoMo smoke: on a small slice, the engine's recall@10 is not below the RRF(dense, BM25) baseline."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks._locomo_data import data_path
+
+
+@pytest.mark.skipif(not data_path().exists(), reason="LoCoMo data not found (set HINDSIGHT_LOCOMO)")
+def test_engine_not_below_rrf_on_a_small_slice() -> None:
+    from benchmarks.locomo import run
+
+    out = run([0], max_questions=None, sessions=4, log=lambda _: None)
+    engine = out["systems"]["engine"]["all"]
+    rrf = out["systems"]["rrf"]["all"]
+    assert engine["n"] >= 10
+    assert engine["recall@10"] >= rrf["recall@10"], (engine, rrf)
+    assert out["systems"]["engine"]["latency_ms"]["p50"] is not None
