@@ -90,7 +90,7 @@ def end_episode(
 
 def store_lesson(bank: "MemoryBank", episode: Episode, reflection: Reflection, experience: MemoryUnit,
                  when: datetime | None) -> MemoryUnit:
-    return _store(
+    lesson = _store(
         bank,
         text=lesson_text(reflection),
         kind=MemoryKind.OBSERVATION,
@@ -104,6 +104,10 @@ def store_lesson(bank: "MemoryBank", episode: Episode, reflection: Reflection, e
         mentioned_at=when,
         metadata={LESSON_KEY: reflection.model_dump(mode="json")},
     )
+    from hindsight_core.lifecycle.skills import after_lesson
+
+    after_lesson(bank, lesson)  # three successes make a skill; a failure demotes one
+    return lesson
 
 
 def _trigger(unit: MemoryUnit) -> str:
@@ -128,7 +132,9 @@ def recall_lessons(bank: "MemoryBank", task: str, *, k: int = 5, as_of: datetime
             result.hits[p].unit.outcome is not Outcome.FAILURE,
             -result.hits[p].unit.mentioned_at.timestamp(),
         ))
-    hits = [result.hits[p] for p in order][:k]
+    from hindsight_core.lifecycle.skills import skills_first
+
+    hits = skills_first([result.hits[p] for p in order], bank.config.lifecycle)[:k]  # a matching skill leads
     if max_tokens is not None:
         from hindsight_core._render import estimate_tokens
 

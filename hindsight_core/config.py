@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hindsight_core.errors import InvalidInputError, UnknownOptionError
 from hindsight_core.retrieval.config import RecallConfig
 
-__all__ = ["PIIConfig", "GateConfig", "BankConfig", "RecallConfig", "MAX_TEXT_CHARS", "validate_options"]
+__all__ = ["PIIConfig", "GateConfig", "LifecycleConfig", "BankConfig", "RecallConfig", "MAX_TEXT_CHARS",
+           "validate_options"]
 
 #: Longest text one capture accepts. Longer documents should be split by the caller (chunking is
 #: a retrieval decision the caller understands better than we do).
@@ -52,6 +53,42 @@ class GateConfig(BaseModel):
     important_at: float = Field(0.75, ge=0.0, le=1.0, description="Score from which a unit counts as important.")
 
 
+class LifecycleConfig(BaseModel):
+    """Beliefs, consolidation, skills and forgetting (see ``hindsight_core/lifecycle/``).
+
+    Example:
+        >>> LifecycleConfig().model_copy(update={"active_budget": 500}).active_budget
+        500
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    supersede_on_capture: bool = Field(True, description="A captured fact that updates an older belief supersedes it.")
+    contradiction_min_sim: float = Field(0.55, ge=0.0, le=1.0, description="Cosine from which two facts are compared.")
+    llm_judge: bool = Field(True, description="Ask engine.llm about close pairs the rules leave undecided.")
+    auto_history: bool = Field(True, description="A query about the past ('what was it before?') includes history.")
+    consolidate_every: int = Field(50, ge=0, description="New units that trigger background consolidation (0: off).")
+    consolidate_after_s: float = Field(6 * 3600.0, ge=0.0, description="Seconds after which new units trigger it (0: off).")
+    consolidate_max_units: int = Field(200, ge=1, description="Units one consolidation run reads at most.")
+    consolidate_kinds: tuple[str, ...] = Field(("world", "experience"), description="Kinds that are clustered.")
+    cluster_threshold: float = Field(0.8, ge=0.0, le=1.0, description="Cosine linking two units into a cluster.")
+    min_cluster: int = Field(3, ge=2, description="Units a cluster needs to become an observation.")
+    observation_merge_threshold: float = Field(0.92, ge=0.0, le=1.0, description="Cosine of near-duplicate observations.")
+    llm_batch: int = Field(8, ge=1, description="Clusters per LLM call when consolidating with a model.")
+    min_confidence: float = Field(0.2, ge=0.0, le=1.0, description="Beliefs and skills below this leave default recall.")
+    skill_after: int = Field(3, ge=1, description="Successes of one reusable action that make it a skill.")
+    skill_match: float = Field(0.85, ge=0.0, le=1.0, description="Cosine of lessons that state the same action.")
+    skill_trigger_match: float = Field(0.5, ge=0.0, le=1.0, description="Query cosine from which a skill is put first.")
+    track_activity: bool = Field(True, description="Recall hits raise activity (x hit_boost), scanned misses lower it.")
+    hit_boost: float = Field(1.2, ge=1.0, description="Activity factor on each recall hit.")
+    scan_decay: float = Field(0.95, ge=0.0, le=1.0, description="Activity factor when scanned but not returned.")
+    unhit_days: float = Field(180.0, ge=0.0, description="Days without a hit after which activity decays.")
+    decay_half_life_days: float = Field(90.0, gt=0.0, description="Half-life of that decay.")
+    active_budget: int = Field(5_000, ge=0, description="Active units per bank before the least active are archived (0: no limit).")
+    archive_fraction: float = Field(0.1, gt=0.0, lt=1.0, description="Share of the budget archived when it is exceeded.")
+    cold_start_below: int = Field(20, ge=0, description="Below this many units recall is plain retrieval over the raw log.")
+
+
 class BankConfig(BaseModel):
     """Per-bank options (``engine.bank("alice", keep_raw=False)``)."""
 
@@ -64,6 +101,7 @@ class BankConfig(BaseModel):
     pii: PIIConfig = PIIConfig()
     gate: GateConfig = GateConfig()
     recall: RecallConfig = RecallConfig()
+    lifecycle: LifecycleConfig = LifecycleConfig()
 
 
 def validate_options(model: type[BaseModel], base: BaseModel | None, options: dict[str, Any]) -> Any:

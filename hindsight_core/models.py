@@ -166,6 +166,7 @@ class CaptureResult(BaseModel):
     redactions: tuple[str, ...] = Field((), description="Kinds of PII removed before storage.")
     occurred_at: datetime | None = None
     unit: MemoryUnit | None = None
+    supersedes: tuple[str, ...] = Field((), description="Older beliefs this capture superseded (now history).")
 
 
 class ChannelHit(BaseModel):

@@ -1,0 +1,43 @@
+"""Ask a language model for one JSON object: a LangChain chat model or a LlamaIndex LLM.
+
+Shared by the lifecycle's LLM paths (contradiction judge, consolidation). Parsing repairs what
+local models commonly break (see :func:`~hindsight_core.lifecycle.llm_reflect.parse_json_object`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hindsight_core.errors import LLMError
+from hindsight_core.lifecycle.llm_reflect import parse_json_object
+
+__all__ = ["ask_json", "configured_llm"]
+
+
+def ask_json(model: Any, messages: list[tuple[str, str]]) -> dict[str, Any]:
+    """The model's answer to ``messages`` as a dict.
+
+    Raises:
+        LLMError: the model failed, or its answer holds no JSON object.
+    """
+    try:
+        if hasattr(model, "invoke"):
+            reply = model.invoke(messages)
+            text = getattr(reply, "content", reply)
+        elif hasattr(model, "complete"):
+            text = model.complete("\n\n".join(content for _, content in messages)).text
+        else:
+            raise LLMError(f"{type(model).__name__} is neither a LangChain chat model nor a LlamaIndex LLM")
+        if not isinstance(text, str):
+            text = json.dumps(text) if isinstance(text, dict) else str(text)
+        return parse_json_object(text)
+    except LLMError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the model's own failure, surfaced with its cause
+        raise LLMError(f"the lifecycle LLM call failed: {type(exc).__name__}: {exc}") from exc
+
+
+def configured_llm(engine: Any) -> Any:
+    """The engine's chat model for lifecycle judges (``MemoryEngine(llm=...)``), or None."""
+    return getattr(engine, "llm", None)

@@ -1,0 +1,329 @@
+"""Evolving beliefs: contradiction detection, supersession with history, invalidation.
+
+A belief is never silently overwritten. When a captured fact updates an active one about the same
+subject and attribute, the older one becomes ``superseded`` (with ``valid_to`` and
+``superseded_by``) and the newer one carries the evidence chain of both. ``invalidated`` is
+different: a user or tool says the belief was *wrong*, so it is hidden and its sources lose trust.
+
+Detection needs no LLM for the common shapes: the same statement with a new value, a negation,
+a changed number, "from X to Y". Candidates are the dense neighbours of the new fact; an LLM judge
+(``MemoryEngine(llm=...)``) is asked only about close pairs the rules leave undecided.
+
+Example:
+    >>> contradicts("The billing service listens on port 8080.", "The billing service moved to port 9090.")
+    'number changed'
+    >>> contradicts("The user prefers email for urgent matters.", "The user now prefers calls for urgent matters.")
+    'new value'
+    >>> contradicts("Alice likes tea.", "Alice likes coffee.") is None
+    True
+    >>> contradicts("The billing service uses port 8080.", "The payments service uses port 9090.") is None
+    True
+    >>> contradicts("Room 101 is booked for Monday.", "Room 102 is booked for Monday.") is None
+    True
+    >>> asks_history("What port did billing use before?"), asks_history("Which port does billing use now?")
+    (True, False)
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hindsight_core.errors import InvalidInputError, LLMError, StorageError
+from hindsight_core.models import CaptureResult, MemoryKind, MemoryStatus, MemoryUnit
+
+if TYPE_CHECKING:
+    from hindsight_core.bank import MemoryBank
+
+__all__ = ["contradicts", "asks_history", "supersede_on_capture", "invalidate", "history", "is_belief"]
+
+log = logging.getLogger("hindsight.beliefs")
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.:/_-][a-z0-9]+)*")
+_STOP = frozenset("""a an the is are was were be been being am has have had do does did will would shall should can could
+may might must of for to in on at by with and or but that this these those it its as from into onto over via than then
+there their they them we our us you your he she his her him i my me mine so such too very just also which who whom whose
+what when where why how said says tell told about up out""".split())
+_MARKERS = frozenset("""now currently actually still anymore instead recently today lately nowadays new moved changed switched
+migrated updated relocated became become becomes longer anyway went upgraded downgraded raised lowered increased
+decreased reduced bumped""".split())
+_NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "isn't", "aren't", "wasn't", "won't", "can't",
+                        "didn't", "hasn't", "haven't", "stopped", "quit", "nt"})
+_UPDATE_CUES = re.compile(r"\b(now|no longer|moved|changed|switched|migrated|updated|relocated|instead|anymore|"
+                          r"from now on|these days|nowadays|has become|became|replaced|any more|went|upgraded|downgraded|raised|"
+                          r"lowered|increased|decreased|reduced|bumped)\b", re.I)
+# attributes that hold one value at a time: a new value replaces the old without an update cue
+_SINGLE = frozenset("""prefer preference favorite favourite port address live located based work job role title name
+phone email manager lead owner deadline budget price cost version status capital ceo password schedule plan team
+city office use run host database db timezone language default limit salary rent contact channel server region
+country home employer boss owner maintainer stack framework editor ide""".split())
+_FROM_TO = re.compile(r"\bfrom\s+(.+?)\s+to\s+(.+)$", re.I)
+_HISTORY = re.compile(
+    r"\b(used to|previous(ly)?|formerly|originally|at first|in the past|history|changed from|prior|earlier)\b|"
+    r"\b(what|which|where|who|how)\b.*\b(was|were|did|had)\b.*\bbefore\b|\bbefore\b.*\b(change|changed|move|moved|switch)",
+    re.I)
+
+
+def _stem(word: str) -> str:
+    if word.endswith("'s"):
+        word = word[:-2]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _tokens(text: str) -> tuple[list[str], bool]:
+    """Content tokens in order (stemmed, no stop words or update markers) and whether it is negated."""
+    lowered = text.lower().replace("’", "'").replace("n't", " nt")
+    words = _WORD.findall(lowered)
+    negated = any(w in _NEGATIONS for w in words) or "no longer" in lowered
+    out = [_stem(w) for w in words if w not in _STOP and w not in _MARKERS and w not in _NEGATIONS]
+    return out, negated
+
+
+def _subject_id(text: str) -> str | None:
+    """A number in the first two words names the subject: "Room 101", "Ticket 3", "Server node-3"."""
+    words = [w for w in re.findall(r"[\w#.-]+", text.lower()[:80]) if w not in ("the", "a", "an")][:2]
+    return next((w.strip(".") for w in words if any(c.isdigit() for c in w)), None)
+
+
+def _is_number(tok: str) -> bool:
+    return any(c.isdigit() for c in tok)
+
+
+def _one_run(seq: list[str], diff: set[str]) -> bool:
+    """The tokens of ``diff`` sit next to each other in ``seq`` (one changed value, not two)."""
+    pos = [i for i, t in enumerate(seq) if t in diff]
+    return bool(pos) and pos[-1] - pos[0] + 1 == len(pos)
+
+
+def contradicts(older: str, newer: str) -> str | None:
+    """Why ``newer`` updates ``older`` (the rule that fired), or None when the rules see no conflict."""
+    a, neg_a = _tokens(older)
+    b, neg_b = _tokens(newer)
+    if not a or not b or len(a) > 40 or len(b) > 40 or newer.rstrip().endswith("?") or older.rstrip().endswith("?"):
+        return None
+    id_a, id_b = _subject_id(older), _subject_id(newer)
+    if id_a and id_b and id_a != id_b:  # numbered subjects: Room 101 is not Room 102
+        return None
+    sa, sb = set(a), set(b)
+    if a[0] not in sb or b[0] not in sa:  # the subject changed, not the value
+        return None
+    for x, other in ((a, sb), (b, sa)):  # "billing service" is not "billing api"
+        if len(x) >= 4 and not _is_number(x[1]) and x[1] not in other:
+            return None
+    shared = sa & sb
+    only_a, only_b = sa - sb, sb - sa
+    words_a = {t for t in sa if not _is_number(t)}
+    words_b = {t for t in sb if not _is_number(t)}
+    jaccard = len(words_a & words_b) / max(len(words_a | words_b), 1)
+    nums_a = [t for t in a if _is_number(t)]
+    nums_b = [t for t in b if _is_number(t)]
+    if neg_a != neg_b and not only_a and len(only_b) <= 1 and jaccard >= 0.6:
+        return "negation"
+    if neg_a != neg_b and not only_b and len(only_a) <= 1 and jaccard >= 0.6:
+        return "negation"
+    if neg_a != neg_b:
+        return None
+    m = _FROM_TO.search(newer)
+    m_old = _FROM_TO.search(older)
+    if m and not (m_old and _tokens(m_old.group(1))[0] == _tokens(m.group(1))[0]):  # "a trip from X to Y" twice
+        was, _ = _tokens(m.group(1))
+        if was and set(was) <= sa and len(shared) >= 2:
+            return "from-to"
+    cue = bool(_UPDATE_CUES.search(newer))
+    names = _names(older) | _names(newer)
+    if nums_a and nums_b and set(nums_a) != set(nums_b) and jaccard >= (0.6 if cue else 0.7):
+        num_a, num_b = only_a - words_a, only_b - words_b
+        if (num_a and num_b and len(only_a - num_a) <= 2 and len(only_b - num_b) <= 2
+                and not (only_a | only_b) & names  # another name changed too: another subject
+                and _one_run(a, num_a) and _one_run(b, num_b)):
+            return "number changed"
+    if (len(shared) >= 2 and 1 <= len(only_a) <= 4 and 1 <= len(only_b) <= 4
+            and len(shared) / min(len(sa), len(sb)) >= 0.5 and _one_run(a, only_a) and _one_run(b, only_b)
+            and not any(_is_number(t) for t in only_a | only_b)):
+        start = min(i for i, t in enumerate(b) if t in only_b)
+        if cue or any(t in _SINGLE for t in b[:start]):  # the attribute names come before the value
+            return "new value"
+    return None
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words not opening the text: names, as tokens."""
+    words = re.findall(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z]+)", text.strip())
+    return {_stem(w.lower()) for w in words}
+
+
+def asks_history(query: str) -> bool:
+    """Whether a query asks about the past ("what was it before?", "used to", "previously")."""
+    return bool(_HISTORY.search(query))
+
+
+def is_belief(kind: str, status: str, outcome: Any, flags: tuple[str, ...], text: str) -> bool:
+    """Units whose truth can change: active world facts and observations that are not lessons,
+    small talk, digests or questions."""
+    return (kind in (MemoryKind.WORLD.value, MemoryKind.OBSERVATION.value) and status == MemoryStatus.ACTIVE.value
+            and outcome is None and not {"log_only", "digest"} & set(flags) and not text.rstrip().endswith("?"))
+
+
+def _neighbours(bank: "MemoryBank", vecs: np.ndarray, n: int) -> list[list[tuple[str, float]]]:
+    """Top ``n`` stored neighbours of each vector, in one Chroma call."""
+    index = bank._index
+    count = index.collection.count()
+    if count == 0:
+        return [[] for _ in range(len(vecs))]
+    try:
+        res = index.collection.query(query_embeddings=np.asarray(vecs, dtype=np.float32), n_results=min(n, count),
+                                     include=["distances"])
+    except Exception as exc:  # noqa: BLE001
+        raise StorageError(f"Chroma failed to search vectors: {exc}") from exc
+    return [[(i, 1.0 - float(d)) for i, d in zip(ids, dists) if i in index.units]
+            for ids, dists in zip(res["ids"], res["distances"])]
+
+
+def _judge(llm: Any, older: str, newer: str) -> str | None:
+    from hindsight_core.lifecycle._llm import ask_json
+    from hindsight_core.prompts import contradiction
+
+    try:
+        verdict = contradiction.ContradictionVerdict.model_validate(ask_json(llm, contradiction.build_messages(older, newer)))
+    except (LLMError, ValueError) as exc:
+        log.warning("contradiction judge failed, keeping both beliefs: %s", exc)
+        return None
+    return f"llm: {verdict.reason}".strip() if verdict.contradicts else None
+
+
+def _ts(unit: MemoryUnit) -> float:
+    return unit.when.timestamp()
+
+
+def _supersede(older: MemoryUnit, newer: MemoryUnit, reason: str) -> tuple[MemoryUnit, MemoryUnit]:
+    chain = tuple(dict.fromkeys(newer.evidence_ids + (older.id,) + older.evidence_ids))
+    old = older.model_copy(update={"status": MemoryStatus.SUPERSEDED, "superseded_by": newer.id,
+                                   "valid_to": newer.when,
+                                   "flags": older.flags + (f"superseded ({reason})"[:200],)})
+    new = newer.model_copy(update={"evidence_ids": chain})
+    return old, new
+
+
+def supersede_on_capture(
+    bank: "MemoryBank", new_units: list[tuple[MemoryUnit, Any]], results: list[CaptureResult]
+) -> tuple[list[tuple[MemoryUnit, Any]], list[CaptureResult], list[MemoryUnit]]:
+    """Find stored or same-batch beliefs the new units update; called by capture under the bank lock.
+
+    Returns the new units (evidence chains extended; an out-of-order older fact comes back
+    superseded), the results (with ``supersedes``) and the stored units to rewrite after the write.
+    """
+    cfg = bank.config.lifecycle
+    todo = [n for n, (u, _) in enumerate(new_units)
+            if is_belief(u.kind.value, u.status.value, u.outcome, u.flags, u.text)]
+    if not cfg.supersede_on_capture or not todo:
+        return new_units, results, []
+    from hindsight_core.lifecycle._llm import configured_llm
+
+    index = bank._index
+    llm = configured_llm(bank._engine) if cfg.llm_judge else None
+    units = [u for u, _ in new_units]
+    vecs = np.stack([np.asarray(v, dtype=np.float32) for _, v in new_units])
+    near = _neighbours(bank, vecs[todo], 8)
+    stored: dict[str, MemoryUnit] = {}  # stored units changed here
+    wanted = {i for hits in near for i, s in hits if s >= cfg.contradiction_min_sim}
+    lights = {i: index.units[i] for i in wanted if i in index.units}
+    fetch = [i for i, lu in lights.items()
+             if is_belief(lu.kind, lu.status, lu.outcome, lu.flags, lu.text)]
+    loaded = {u.id: u for u in bank.get_many(fetch)} if fetch else {}
+    superseded: dict[str, list[str]] = {}
+    for row, pos in enumerate(todo):
+        unit = units[pos]
+        speaker = unit.metadata.get("speaker")
+        cands: list[tuple[float, str, int | None]] = []
+        for uid, sim in near[row]:
+            if sim >= cfg.contradiction_min_sim and uid in loaded and uid not in stored and uid not in unit.evidence_ids:
+                cands.append((sim, uid, None))
+        for q in todo:
+            if q >= pos:
+                break
+            sim = float(vecs[q] @ vecs[pos])
+            if sim >= cfg.contradiction_min_sim and units[q].status is MemoryStatus.ACTIVE:
+                cands.append((sim, units[q].id, q))
+        cands.sort(key=lambda c: -c[0])
+        for sim, uid, q in cands:
+            other = units[q] if q is not None else stored.get(uid, loaded[uid])
+            if other.status is not MemoryStatus.ACTIVE or units[pos].status is not MemoryStatus.ACTIVE:
+                continue
+            other_speaker = other.metadata.get("speaker")
+            if speaker is not None and other_speaker is not None and speaker != other_speaker:
+                continue
+            if (other.time_refs and units[pos].time_refs and other.occurred_at and units[pos].occurred_at
+                    and other.occurred_at.date() != units[pos].occurred_at.date()):
+                continue  # two dated events, both true
+            new_first = _ts(other) <= _ts(units[pos])
+            older, newer = (other, units[pos]) if new_first else (units[pos], other)
+            reason = contradicts(older.text, newer.text)
+            if reason is None and llm is not None and sim >= 0.75:
+                reason = _judge(llm, older.text, newer.text)
+            if reason is None:
+                continue
+            old, new = _supersede(older, newer, reason)
+            superseded.setdefault(new.id, []).append(old.id)
+            for changed in (old, new):
+                if changed.id == units[pos].id:
+                    units[pos] = changed
+                elif q is not None and changed.id == units[q].id:
+                    units[q] = changed
+                else:
+                    stored[changed.id] = changed
+            if units[pos].status is not MemoryStatus.ACTIVE:
+                break
+    by_id = {u.id: u for u in units}
+    results = [r.model_copy(update={"unit": by_id[r.unit_id], "supersedes": tuple(superseded.get(r.unit_id, ()))})
+               if r.unit_id in by_id and r.unit is not None and not r.merged else r for r in results]
+    return [(u, v) for u, (_, v) in zip(units, new_units)], results, list(stored.values())
+
+
+def invalidate(bank: "MemoryBank", unit_id: str, reason: str | None = None, *, penalty: float = 0.2) -> MemoryUnit:
+    """Mark a belief wrong: hidden from recall (even history), its sources lose ``penalty`` confidence."""
+    if reason is not None and not isinstance(reason, str):
+        raise InvalidInputError("reason must be a str or None")
+    if not 0.0 <= penalty <= 1.0:
+        raise InvalidInputError("penalty must be between 0 and 1")
+    unit = bank.get(unit_id)
+    now = datetime.now(timezone.utc)
+    with bank._index.lock:
+        wrong = unit.model_copy(update={
+            "status": MemoryStatus.INVALIDATED, "valid_to": unit.valid_to or now,
+            "flags": unit.flags + (f"invalidated ({reason or 'no reason given'})"[:200],)})
+        bank._rewrite(wrong)
+        for source in bank.get_many(unit.evidence_ids):
+            bank._rewrite(source.model_copy(update={"confidence": round(max(0.0, source.confidence - penalty), 3)}))
+    return wrong
+
+
+def history(bank: "MemoryBank", unit_id: str) -> list[MemoryUnit]:
+    """The supersession chain through ``unit_id``, oldest first (the current belief last)."""
+    unit = bank.get(unit_id)
+    chain = [unit]
+    seen = {unit.id}
+    cur = unit
+    while True:  # back: the evidence it superseded
+        prev = [u for u in bank.get_many(cur.evidence_ids) if u.superseded_by == cur.id and u.id not in seen]
+        if not prev:
+            break
+        cur = prev[0]
+        seen.add(cur.id)
+        chain.insert(0, cur)
+    cur = unit
+    while cur.superseded_by and cur.superseded_by not in seen:  # forward: what replaced it
+        nxt = bank.get_many([cur.superseded_by])
+        if not nxt:
+            break
+        cur = nxt[0]
+        seen.add(cur.id)
+        chain.append(cur)
+    return chain

@@ -1,0 +1,116 @@
+"""Evolving beliefs on the real engine: supersession with history, invalidation, directives."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from hindsight_core import MemoryStatus
+from hindsight_core.testing import scripted_chat_model
+
+T0 = datetime(2024, 1, 10, 9, 0, tzinfo=timezone.utc)
+
+
+def test_port_change_supersedes_and_keeps_history(engine):
+    bank = engine.bank("ops")
+    old = bank.capture("The billing service listens on port 8080.", mentioned_at=T0)
+    bank.capture("The team lunch is on Fridays.", mentioned_at=T0)
+    new = bank.capture("The billing service moved to port 9090.", mentioned_at=T0 + timedelta(days=30))
+    assert new.supersedes == (old.unit_id,)
+    before = bank.get(old.unit_id)
+    assert before.status is MemoryStatus.SUPERSEDED and before.superseded_by == new.unit_id
+    assert before.valid_to == T0 + timedelta(days=30)
+    assert old.unit_id in bank.get(new.unit_id).evidence_ids
+
+    now = bank.recall("Which port does the billing service use now?", k=5)
+    texts = [h.unit.text for h in now]
+    assert texts[0] == "The billing service moved to port 9090."
+    assert all("8080" not in t for t in texts)
+
+    past = bank.recall("What port did the billing service use before?", k=5)  # asks about the past
+    assert {old.unit_id, new.unit_id} <= set(past.ids)
+    explicit = bank.recall("billing service port", k=5, include_history=True)
+    assert old.unit_id in explicit.ids
+    chain = bank.history(new.unit_id)
+    assert [u.id for u in chain] == [old.unit_id, new.unit_id]
+    assert chain[0].valid_to is not None and chain[0].superseded_by == new.unit_id and chain[1].valid_to is None
+
+
+def test_preference_change_with_history_queries(engine):
+    bank = engine.bank("alice")
+    first = bank.capture("The user prefers email for urgent matters.", mentioned_at=T0)
+    bank.capture("The user is based in Lisbon.", mentioned_at=T0)
+    second = bank.capture("The user now prefers phone calls for urgent matters.", mentioned_at=T0 + timedelta(days=7))
+    assert second.supersedes == (first.unit_id,)
+    now = bank.recall("How should I contact the user about something urgent?", k=3)
+    assert now.hits[0].unit.id == second.unit_id and first.unit_id not in now.ids
+    past = bank.recall("How did the user previously prefer to be contacted for urgent matters?", k=3)
+    assert first.unit_id in past.ids and second.unit_id in past.ids
+    assert [u.id for u in bank.history(first.unit_id)] == [first.unit_id, second.unit_id]
+
+
+def test_unrelated_and_multi_valued_facts_are_not_superseded(engine):
+    bank = engine.bank("u")
+    a = bank.capture("The billing service uses port 8080.", mentioned_at=T0)
+    b = bank.capture("The payments service uses port 9090.", mentioned_at=T0)
+    c = bank.capture("Alice likes tea.", mentioned_at=T0)
+    d = bank.capture("Alice likes coffee.", mentioned_at=T0)
+    assert all(bank.get(r.unit_id).status is MemoryStatus.ACTIVE for r in (a, b, c, d))
+
+
+def test_updates_in_one_batch_and_out_of_order(engine):
+    bank = engine.bank("u")
+    res = bank.capture_many([
+        {"text": "The staging database is db-1.", "mentioned_at": T0},
+        {"text": "The staging database moved to db-2.", "mentioned_at": T0 + timedelta(days=1)},
+        {"text": "The staging database moved to db-3.", "mentioned_at": T0 + timedelta(days=2)},
+    ])
+    statuses = [bank.get(r.unit_id).status for r in res]
+    assert statuses == [MemoryStatus.SUPERSEDED, MemoryStatus.SUPERSEDED, MemoryStatus.ACTIVE]
+    assert [u.id for u in bank.history(res[0].unit_id)] == [r.unit_id for r in res]
+    late = bank.capture("The staging database is db-0.", mentioned_at=T0 - timedelta(days=5))  # an older statement
+    assert bank.get(late.unit_id).status is MemoryStatus.SUPERSEDED
+    assert bank.get(res[2].unit_id).status is MemoryStatus.ACTIVE
+
+
+def test_negation_supersedes(engine):
+    bank = engine.bank("u")
+    old = bank.capture("Bob drinks coffee every morning.", mentioned_at=T0)
+    new = bank.capture("Bob no longer drinks coffee every morning.", mentioned_at=T0 + timedelta(days=3))
+    assert new.supersedes == (old.unit_id,)
+
+
+def test_llm_judge_decides_what_rules_cannot(embedder):
+    from hindsight_core import MemoryEngine
+
+    model = scripted_chat_model(['{"contradicts": true, "reason": "the office moved"}'])
+    with MemoryEngine.ephemeral(embedder=embedder, llm=model) as engine:
+        bank = engine.bank("u")
+        old = bank.capture("Dana leads the mobile app project.", mentioned_at=T0)
+        new = bank.capture("Priya took over leading the mobile app project from Dana last week.",
+                           mentioned_at=T0 + timedelta(days=9))
+        assert new.supersedes == (old.unit_id,)
+        assert any("llm" in f for f in bank.get(old.unit_id).flags)
+
+
+def test_invalidated_is_not_superseded(engine):
+    bank = engine.bank("u")
+    src = bank.capture("Carol said the deadline is in March.", mentioned_at=T0)
+    belief = bank.capture("The project deadline is in March.", kind="observation", evidence_ids=[src.unit_id],
+                          mentioned_at=T0)
+    before = bank.get(src.unit_id).confidence
+    wrong = bank.invalidate(belief.unit_id, reason="the contract says April")
+    assert wrong.status is MemoryStatus.INVALIDATED and wrong.superseded_by is None
+    assert belief.unit_id not in bank.recall("project deadline", k=5, include_history=True).ids
+    assert bank.get(src.unit_id).confidence < before
+
+
+def test_directives_are_returned_within_the_token_budget(engine):
+    bank = engine.bank("team")
+    rule = bank.set_directive("Tests use pytest, never unittest.")
+    bank.capture("The CI pipeline runs on every push to main.")
+    res = bank.recall("how do we run the CI?", k=3)
+    assert [d.id for d in res.directives] == [rule.id] and rule.id not in res.ids
+    assert [d.id for d in bank.directives()] == [rule.id]
+    assert bank.recall("ci", max_tokens=3).directives == ()  # a budget smaller than the rule
+    bank.remove_directive(rule.id)
+    assert bank.recall("how do we run the CI?").directives == ()
