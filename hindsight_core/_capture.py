@@ -83,6 +83,11 @@ def prepare(
     kind = check_enum(kind, MemoryKind, "kind")
     outcome = None if outcome is None else check_enum(outcome, Outcome, "outcome")
     status = None if status is None else check_enum(status, MemoryStatus, "status")
+    if source is Source.LLM and status not in (None, MemoryStatus.DRAFT):
+        raise InvalidInputError(
+            f"text the model wrote itself (source='llm') starts as a draft, not {status.value!r}: it becomes "
+            "active when a user or tool says the same thing. Capture it with source='user' or 'tool' if they said it."
+        )
     for name, value in (("session_id", session_id), ("episode_id", episode_id)):
         if value is not None and not isinstance(value, str):
             raise InvalidInputError(f"{name} must be a str or None, not {type(value).__name__}")
@@ -107,6 +112,12 @@ def prepare(
     if redactions:
         flags.append("pii_redacted")
     if looks_like_instruction(text):
+        if kind in (MemoryKind.DIRECTIVE, MemoryKind.SKILL):  # poisoning: a quote must not become a rule
+            raise InvalidInputError(
+                f"this text reads like an instruction injected into the conversation ('ignore previous "
+                f"instructions', 'always approve'...), so it cannot be stored as a {kind.value}. Capture it with "
+                "kind='world' to keep it as a flagged quote, or reword the rule."
+            )
         flags.append("instruction_like")  # stored as a quote; never promoted to a rule or skill
 
     entities = extract_entities(text)

@@ -24,7 +24,9 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Iterator, ParamSpec, TypeVar
 
 from hindsight_core._capture import Prepared, prepare, same_facts, to_item
+from hindsight_core._lifecycle_ops import OVER_FETCH, after_capture, filter_candidates, record_recall
 from hindsight_core._render import estimate_tokens
+from hindsight_core._trust import check_evidence, corroborate
 from hindsight_core._validate import check_enum, check_ids, check_k, check_text, check_time
 from hindsight_core.config import BankConfig, RecallConfig
 from hindsight_core.errors import InvalidInputError, NotFoundError
@@ -38,6 +40,8 @@ from hindsight_core.models import (
     RecallHit,
     RecallResult,
 )
+from hindsight_core.lifecycle.beliefs import asks_history, supersede_on_capture
+from hindsight_core.lifecycle.forgetting import scrub
 from hindsight_core.retrieval.pipeline import retrieve
 from hindsight_core.retrieval.types import RetrievalRequest
 from hindsight_core.storage.codec import from_record, to_indexed, to_record
@@ -137,6 +141,11 @@ class MemoryBank:
 
         Every item is validated before anything is written, so a bad item changes nothing.
         """
+        if isinstance(items, (str, bytes, dict, CaptureItem)) or not isinstance(items, Iterable):
+            raise InvalidInputError(
+                f"capture_many takes a list of items (str, dict or CaptureItem), not {type(items).__name__}; "
+                "use capture() for a single text"
+            )
         checked = [to_item(i) for i in items]
         check_k(batch_size, "batch_size", limit=10_000)
         kwargs = [i.model_dump() for i in checked]
@@ -157,7 +166,9 @@ class MemoryBank:
 
     def _prepare_all(self, kwargs_list: list[dict[str, Any]]) -> list[Prepared]:
         now = datetime.now(timezone.utc)
-        return [prepare(self.id, self.config, now=now, **kw) for kw in kwargs_list]
+        prepared = [prepare(self.id, self.config, now=now, **kw) for kw in kwargs_list]
+        check_evidence(self, prepared)  # ids from another bank (or none) are refused before any write
+        return prepared
 
     def _capture_batch(self, kwargs_list: list[dict[str, Any]]) -> list[CaptureResult]:
         return self._store_batch(self._prepare_all(kwargs_list))
@@ -170,6 +181,7 @@ class MemoryBank:
         results: list[CaptureResult] = []
         new_units: list[tuple[MemoryUnit, Any]] = []
         with index.lock:
+            index.catch_up()  # units other processes wrote (server deployments) count for dedup
             for p in prepared:
                 if not p.stored:
                     results.append(self._result(p, unit=None, stored=False))
@@ -184,9 +196,17 @@ class MemoryBank:
                         new_units[pending_at] = (merged, new_units[pending_at][1])
                     results.append(self._result(p, unit=merged, stored=True, merged=True))
                     continue
+                promoted, absorbed = corroborate(self, p.unit, vec)  # a user/tool confirms a model draft
+                if absorbed:
+                    results.append(self._result(p, unit=promoted, stored=True, merged=True))
+                    continue
                 new_units.append((p.unit, vec))
                 results.append(self._result(p, unit=p.unit, stored=True))
+            new_units, results, older = supersede_on_capture(self, new_units, results)  # beliefs keep history
             self._write_new(new_units)
+            for unit in older:
+                self._rewrite(unit)
+        after_capture(self, len(new_units))  # may queue consolidation or the budget sweep (background)
         return results
 
     @staticmethod
@@ -282,6 +302,8 @@ class MemoryBank:
 
     def get_many(self, unit_ids: Iterable[str]) -> list[MemoryUnit]:
         """The units that exist among ``unit_ids``, in the order asked (missing ones are skipped)."""
+        if not isinstance(unit_ids, Iterable):
+            raise InvalidInputError(f"unit_ids must be a str or a list of str, not {type(unit_ids).__name__}")
         ids = check_ids(list(unit_ids) if not isinstance(unit_ids, str) else unit_ids)
         index = self._index
         found = index.store.get(index.collection, ids)
@@ -293,6 +315,7 @@ class MemoryBank:
         status_v = None if status is None else check_enum(status, MemoryStatus, "status").value
         index = self._index
         with index.lock:
+            index.catch_up()
             ids = [u.id for u in sorted(index.units.values(), key=lambda u: u.seq)
                    if (kind_v is None or u.kind == kind_v) and (status_v is None or u.status == status_v)]
         for start in range(0, len(ids), 500):
@@ -300,7 +323,9 @@ class MemoryBank:
 
     def count(self) -> int:
         """Number of stored units (every status)."""
-        return len(self._index.units)
+        index = self._index
+        index.catch_up()
+        return len(index.units)
 
     @property
     def revision(self) -> int:
@@ -344,6 +369,7 @@ class MemoryBank:
         """
         started = time.perf_counter()
         query = check_text(query, "query")
+        include_history = include_history or (self.config.lifecycle.auto_history and asks_history(query))
         cfg = config or self.config.recall
         if not isinstance(cfg, RecallConfig):
             raise InvalidInputError("config must be a RecallConfig")
@@ -367,16 +393,23 @@ class MemoryBank:
 
         vector = self._engine.embedder.embed([query])[0]
         index = self._index
-        request = RetrievalRequest(query=query, vector=vector, as_of=now.timestamp(), k=min(k + len(excluded), 1000),
+        index.catch_up()  # units other processes wrote or deleted since this bank was loaded
+        request = RetrievalRequest(query=query, vector=vector, as_of=now.timestamp(),
+                                   k=min(k + len(excluded) + OVER_FETCH, 1000),
                                    statuses=frozenset(statuses), kinds=searchable, session_id=session_id)
         with index.lock:
             candidates, trace = retrieve(request, index, cfg)
-            candidates = [c for c in candidates if c.id not in excluded][:k]
+            candidates = filter_candidates(self, [c for c in candidates if c.id not in excluded], k, trace)
             directive_ids = [u.id for u in sorted(index.units.values(), key=lambda u: u.seq)
                              if u.kind == MemoryKind.DIRECTIVE.value and u.status == MemoryStatus.ACTIVE.value]
         units = {u.id: u for u in self.get_many([c.id for c in candidates] + directive_ids)}
         directives = tuple(units[i] for i in directive_ids if i in units)
-        budget = None if max_tokens is None else max_tokens - sum(estimate_tokens(d.text) for d in directives)
+        if max_tokens is not None:  # standing rules first, as many as the budget holds
+            fitting = [d for d in directives]
+            while fitting and sum(estimate_tokens(d.text) + 4 for d in fitting) > max_tokens:
+                fitting.pop()
+            directives = tuple(fitting)
+        budget = None if max_tokens is None else max_tokens - sum(estimate_tokens(d.text) + 4 for d in directives)
         hits: list[RecallHit] = []
         for cand in candidates:
             unit = units.get(cand.id)
@@ -389,6 +422,7 @@ class MemoryBank:
             hits.append(RecallHit(unit=unit, score=cand.score,
                                   channels=tuple(ChannelHit(channel=c, rank=r, score=s) for c, r, s in cand.channels)))
         best_dense = max((s for c in candidates for ch, _, s in c.channels if ch == "dense"), default=0.0)
+        record_recall(self, [h.unit.id for h in hits], trace)  # in memory now, one Chroma write later
         trace = dict(trace, total_ms=round((time.perf_counter() - started) * 1000, 2))
         return RecallResult(query=query, bank=self.id, as_of=now, hits=tuple(hits), directives=directives,
                             novel=best_dense < _NOVELTY_BELOW, trace=trace)
@@ -403,6 +437,7 @@ class MemoryBank:
         self.get(unit_id)  # raises NotFoundError with a clear message
         index = self._index
         with index.lock:
+            scrub(self, unit_id)  # digests and evidence lists that name it
             index.store.delete(index.collection, [unit_id])
             index.remove(unit_id)
 
@@ -434,7 +469,16 @@ class MemoryBank:
             LLMError: the LLM reflector failed (inline mode); the experience is stored regardless.
         """
         from hindsight_core._episode_ops import end_episode
+        from hindsight_core.episodes import Episode
 
+        if isinstance(episode, dict):  # validated here so a bad dict is an InvalidInputError
+            from pydantic import ValidationError
+
+            try:
+                episode = Episode.model_validate(episode)
+            except ValidationError as exc:
+                problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+                raise InvalidInputError(f"invalid episode: {problems}") from None
         return end_episode(self, episode, outcome, feedback=feedback, reflection=reflection, reflector=reflector,
                            background=background, ended_at=ended_at)
 
@@ -447,8 +491,71 @@ class MemoryBank:
         """
         from hindsight_core._episode_ops import recall_lessons
 
+        if max_tokens is not None:
+            check_k(max_tokens, "max_tokens", limit=10_000_000)
         return recall_lessons(self, task, k=k, as_of=as_of, max_tokens=max_tokens)
 
+    # ---- lifecycle: beliefs, consolidation, forgetting, directives -------------------------------
+    def consolidate(self, *, llm: Any = None, max_units: int | None = None, full: bool = False) -> Any:
+        """Cluster new memories into evidence-backed observations now (also runs in the background
+        after ``lifecycle.consolidate_every`` new units). Returns a ``ConsolidationReport``.
+
+        Args:
+            llm: A chat model to compress clusters (default ``engine.llm``; None: extractive).
+            max_units: Units read at most (default ``lifecycle.consolidate_max_units``).
+            full: Reconsider every unconsolidated unit, not only those newer than the last run.
+        """
+        from hindsight_core.lifecycle.consolidate import consolidate
+
+        if max_units is not None:
+            check_k(max_units, "max_units", limit=10_000_000)
+        if not isinstance(full, bool):
+            raise InvalidInputError(f"full must be True or False, not {full!r}")
+        return consolidate(self, llm=llm, max_units=max_units, full=full)
+
+    def invalidate(self, unit_id: str, reason: str | None = None) -> MemoryUnit:
+        """Mark a belief wrong (not merely outdated): hidden from recall, its sources lose trust."""
+        from hindsight_core.lifecycle.beliefs import invalidate
+
+        return invalidate(self, unit_id, reason)
+
+    def history(self, unit_id: str) -> list[MemoryUnit]:
+        """The supersession chain through ``unit_id``, oldest first; each has ``valid_to``/``superseded_by``."""
+        from hindsight_core.lifecycle.beliefs import history
+
+        return history(self, unit_id)
+
+    def enforce_budget(self, budget: int | None = None) -> Any:
+        """Archive the least active units if the bank is over its active budget (``ForgetReport``)."""
+        from hindsight_core.lifecycle.forgetting import enforce_budget
+
+        if budget is not None:
+            check_k(budget, "budget", limit=10_000_000)
+        return enforce_budget(self, budget)
+
+    def set_directive(self, text: str, *, metadata: dict[str, Any] | None = None) -> MemoryUnit:
+        """A standing rule ("tests use pytest") returned with every recall of this bank, at no search cost."""
+        result = self.capture(text, kind="directive", source="user", importance=1.0, keep_raw=True, metadata=metadata)
+        assert result.unit is not None
+        return result.unit
+
+    def directives(self) -> list[MemoryUnit]:
+        """The bank's active directives, oldest first."""
+        return list(self.units(kind="directive", status="active"))
+
+    def remove_directive(self, unit_id: str) -> None:
+        """Delete a directive (a hard delete, like :meth:`delete`)."""
+        if self.get(unit_id).kind is not MemoryKind.DIRECTIVE:
+            raise InvalidInputError(f"unit {unit_id!r} is not a directive; use delete() for other units")
+        self.delete(unit_id)
+
+    aconsolidate = _async_twin(consolidate)
+    ainvalidate = _async_twin(invalidate)
+    ahistory = _async_twin(history)
+    aenforce_budget = _async_twin(enforce_budget)
+    aset_directive = _async_twin(set_directive)
+    adirectives = _async_twin(directives)
+    aremove_directive = _async_twin(remove_directive)
     acapture = _async_twin(capture)
     aend_episode = _async_twin(end_episode)
     arecall_lessons = _async_twin(recall_lessons)

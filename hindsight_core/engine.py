@@ -38,9 +38,17 @@ class MemoryEngine:
         reflector: What turns ended episodes into lessons: the rule-based
             :class:`~hindsight_core.lifecycle.reflect.RuleReflector` by default, or
             ``LLMReflector(chat_model)``.
+        llm: An optional chat model for the lifecycle (contradiction judge, consolidation); without
+            one they run on rules and extractive clustering. Settable later: ``engine.llm = model``.
 
     Nothing is opened or loaded until first use, so constructing an engine is free.
     Use :meth:`ephemeral` for an in-memory engine and :meth:`from_http` for a Chroma server.
+
+    Deployment: an embedded folder serves one process (any number of threads); a second process
+    opening it gets a :class:`~hindsight_core.errors.StorageError`, because Chroma's embedded
+    client is not process-safe. For several processes, run ``chroma run --path DIR`` and give each
+    one ``MemoryEngine.from_http(...)``: each process's in-memory index then catches up with what
+    the others wrote or deleted before it recalls or counts.
     """
 
     def __init__(
@@ -50,6 +58,7 @@ class MemoryEngine:
         embedder: Any = None,
         config: BankConfig | None = None,
         reflector: Any = None,
+        llm: Any = None,
         _store_factory: Any = None,
     ) -> None:
         if not isinstance(path, (str, os.PathLike)):
@@ -62,15 +71,16 @@ class MemoryEngine:
         self._store_factory = _store_factory or (lambda: ChromaStore.persistent(self.path))
         self._store: ChromaStore | None = None
         self.reflector = reflector or RuleReflector()
+        self.llm = llm
         self._indexes: dict[str, LiveIndex] = {}
         self._queues: dict[str, BackgroundQueue] = {}
         self._lock = threading.RLock()
 
     @classmethod
     def ephemeral(cls, *, embedder: Any = None, config: BankConfig | None = None,
-                  reflector: Any = None) -> "MemoryEngine":
+                  reflector: Any = None, llm: Any = None) -> "MemoryEngine":
         """An engine whose memory lives only in this process (tests, notebooks, demos)."""
-        return cls(":memory:", embedder=embedder, config=config, reflector=reflector,
+        return cls(":memory:", embedder=embedder, config=config, reflector=reflector, llm=llm,
                    _store_factory=ChromaStore.ephemeral)
 
     @classmethod
@@ -119,6 +129,8 @@ class MemoryEngine:
 
     def drain(self, timeout: float | None = 60.0) -> bool:
         """Wait for background reflection of every bank to finish. False if it timed out."""
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0):
+            raise InvalidInputError(f"timeout must be None or a number of seconds >= 0, not {timeout!r}")
         with self._lock:
             queues = list(self._queues.values())
         return all(q.drain(timeout) for q in queues)

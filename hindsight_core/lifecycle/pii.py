@@ -4,8 +4,8 @@ Each detector is a compiled pattern plus an optional validator (Luhn for cards) 
 dates, versions and ordinary numbers are left alone.
 
 Example:
-    >>> redact("mail bob@example.com or call +1 (415) 555-0199").text
-    'mail [EMAIL] or call [PHONE]'
+    >>> redact("mail bob@example.com or call +1 (415) 555-0199.").text
+    'mail [EMAIL] or call [PHONE].'
 """
 
 from __future__ import annotations
@@ -66,10 +66,10 @@ _DETECTORS: list[tuple[str, str, re.Pattern[str], Callable[[str], bool] | None]]
     (
         "phone",
         "[PHONE]",
-        re.compile(r"(?<![\w.])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]\d{2,4}){1,4}(?![\w.])"),
+        re.compile(r"(?<![\w.])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]\d{2,4}){1,4}(?!\w|\.\d)"),
         _phone_ok,
     ),
-    ("phone", "[PHONE]", re.compile(r"(?<![\w.])\+\d{10,14}(?![\w.])"), None),
+    ("phone", "[PHONE]", re.compile(r"(?<![\w.])\+\d{10,14}(?!\w|\.\d)"), None),
     (
         "ip_address",
         "[IP_ADDRESS]",

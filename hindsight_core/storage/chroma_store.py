@@ -42,6 +42,33 @@ def _collection_name(bank: str) -> str:
     return f"{_PREFIX}{slug}-{digest}"
 
 
+def _check_folder(path: str) -> None:
+    """Refuse a ``chroma.sqlite3`` that is not a Chroma database before Chroma migrates (writes) it."""
+    import os
+    import sqlite3
+
+    db = os.path.join(path, "chroma.sqlite3")
+    if not os.path.isfile(db) or os.path.getsize(db) == 0:
+        return
+    try:
+        con = sqlite3.connect(db)  # read-write only so SQLite can recover a crashed writer's journal
+        try:
+            con.execute("pragma query_only = 1")
+            tables = {row[0] for row in con.execute("select name from sqlite_master where type='table'")}
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise StorageError(
+            f"could not open a Chroma store at {path!r}: {db} is not a readable SQLite database ({exc}). "
+            "Point `path` to a new folder to start fresh, or restore the folder from a backup."
+        ) from None
+    if tables and not {"collections", "embeddings_queue", "migrations"} <= tables:
+        raise StorageError(
+            f"could not open a Chroma store at {path!r}: {db} is an SQLite database of another program "
+            f"(tables {sorted(tables)[:5]}), left untouched. Point `path` to a new folder to start fresh."
+        )
+
+
 def _storage_error(action: str, exc: Exception) -> StorageError:
     return StorageError(f"Chroma failed to {action}: {exc}")
 
@@ -66,6 +93,7 @@ class ChromaStore:
 
         lock = _folder_lock.acquire(path)  # one process per folder; see storage/_folder_lock.py
         try:
+            _check_folder(path)
             client = chromadb.PersistentClient(path=path, settings=Settings(anonymized_telemetry=False))
             client.list_collections(limit=1)
         except Exception as exc:  # noqa: BLE001 - any failure here means an unusable folder

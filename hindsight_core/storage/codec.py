@@ -50,10 +50,16 @@ def to_record(unit: MemoryUnit, seq: int) -> tuple[str, str, dict[str, Any]]:
 def _check_version(meta: Mapping[str, Any], unit_id: str) -> None:
     version = meta.get("schema_version")
     if version != SCHEMA_VERSION:
+        if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+            how = (f"it needs the schema {version} -> {SCHEMA_VERSION} migration, a downgrade no release ships: "
+                   f"upgrade hindsight-memory to the release that writes schema {version}")
+        else:
+            how = (f"it needs the schema {version!r} -> {SCHEMA_VERSION} migration, which this release does not "
+                   "ship: read the bank with the release that wrote it (bank.units()) and capture the texts again "
+                   "into a new bank with this one")
         raise SchemaVersionError(
             f"unit {unit_id!r} was stored with schema version {version!r}; this release reads version "
-            f"{SCHEMA_VERSION}. Upgrade hindsight-memory (newer data) or export with the release that wrote "
-            "it and re-import (`hindsight export` / `hindsight import`)."
+            f"{SCHEMA_VERSION}, so {how}."
         )
 
 
