@@ -31,25 +31,10 @@ def _engine(args: argparse.Namespace):
         host, _, port = args.http.rpartition(":")
         if not host or not port.isdigit():
             raise InvalidInputError(f"--http wants HOST:PORT, e.g. localhost:8000, not {args.http!r}")
-        return MemoryEngine.from_http(host, int(port), embedder=_lazy_embedder())
+        return MemoryEngine.from_http(host, int(port))
     if not os.path.isdir(args.path) and args.command not in ("demo", "import"):
         raise NotFoundError(f"no memory store at {args.path!r}; pass --path to an existing store")
-    return MemoryEngine(args.path, embedder=_lazy_embedder())
-
-
-def _lazy_embedder():
-    """The default model, loaded on the first ``embed`` only: its dimension is known without loading it."""
-    from hindsight_core.embeddings import DEFAULT_MODEL, SentenceTransformerEmbedder
-
-    class _Lazy(SentenceTransformerEmbedder):
-        @property
-        def dim(self) -> int:  # type: ignore[override]
-            return _DEFAULT_DIM if self._model is None and self.name == DEFAULT_MODEL else super().dim
-
-    return _Lazy(DEFAULT_MODEL)
-
-
-_DEFAULT_DIM = 384  # all-MiniLM-L6-v2
+    return MemoryEngine(args.path)
 
 
 def _need_bank(engine, bank: str):

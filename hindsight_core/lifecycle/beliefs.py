@@ -81,6 +81,7 @@ def _stem(word: str) -> str:
 def _tokens(text: str) -> tuple[list[str], bool]:
     """Content tokens in order (stemmed, no stop words or update markers) and whether it is negated."""
     lowered = text.lower().replace("’", "'").replace("n't", " nt")
+    lowered = re.sub(r"'s\b", "", lowered)  # "Quinn's" is Quinn, not "quinn" + a shared token "s"
     words = _WORD.findall(lowered)
     negated = any(w in _NEGATIONS for w in words) or "no longer" in lowered
     out = [_stem(w) for w in words if w not in _STOP and w not in _MARKERS and w not in _NEGATIONS]

@@ -114,3 +114,10 @@ def test_directives_are_returned_within_the_token_budget(engine):
     assert bank.recall("ci", max_tokens=3).directives == ()  # a budget smaller than the rule
     bank.remove_directive(rule.id)
     assert bank.recall("how do we run the CI?").directives == ()
+
+
+def test_possessives_do_not_make_two_attributes_look_alike():
+    from hindsight_core.lifecycle.beliefs import contradicts
+
+    assert contradicts("Quinn's favorite food is now pho.", "Quinn's manager is now Lena.") is None
+    assert contradicts("Quinn's favorite food is sushi.", "Quinn's favorite food is now pho.") == "new value"
