@@ -59,7 +59,8 @@ class TraceStep(BaseModel):
 
     def render(self) -> str:
         text = self.text if len(self.text) <= _STEP_CHARS else self.text[: _STEP_CHARS - 1] + "…"
-        who = f"{self.kind.value}({self.tool})" if self.tool else self.kind.value
+        kind = self.kind.value.replace("_", " ")  # "tool call", so trace labels are not read as identifiers
+        who = f"{kind} ({self.tool})" if self.tool else kind
         return f"{who}: {text}"
 
 

@@ -54,6 +54,7 @@ looks stay way cheers super yup trying making looking family remember working en
 exploring wanna woohoo catch bet tell nah never whenever crazy dance music art events makes make made
 having let's lots lot hmm hm ah ahh aw yay hah ha um uh nope sup alright kinda sorta gotcha indeed
 anyway anyhow everybody somebody nobody here's there's where's how's who's yours truly dear
+episode lesson feedback reuse why next what's
 """.split()
 )
 

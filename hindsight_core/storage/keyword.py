@@ -67,6 +67,12 @@ class _Stemmer:
 _STEM = _Stemmer()
 
 
+def with_bigrams(tokens: list[str]) -> list[str]:
+    """Tokens plus adjacent pairs ("inventori_api"): a named subject of several words matches as
+    a phrase, so "inventory api" is not confused with "inventory service"."""
+    return tokens + [f"{a}_{b}" for a, b in zip(tokens, tokens[1:])]
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-case word tokens, stopwords dropped, possessives stripped, stemmed."""
     out: list[str] = []
@@ -89,9 +95,10 @@ class KeywordIndex:
         b: length normalisation.
     """
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
+    def __init__(self, k1: float = 1.2, b: float = 0.75, bigrams: bool = True) -> None:
         self.k1 = k1
         self.b = b
+        self.bigrams = bigrams
         self._slot: dict[str, int] = {}
         self._ids: list[str | None] = []
         self._terms: list[dict[str, int] | None] = []
@@ -117,7 +124,8 @@ class KeywordIndex:
             self.remove(doc_id)
         self._version += 1
         tf: dict[str, int] = {}
-        for tok in tokenize(text):
+        words = tokenize(text)
+        for tok in with_bigrams(words) if self.bigrams else words:
             tf[tok] = tf.get(tok, 0) + 1
         if self._free:
             slot = self._free.pop()
@@ -130,7 +138,7 @@ class KeywordIndex:
             if slot >= len(self._len):
                 self._len = np.concatenate([self._len, np.zeros(len(self._len), dtype=np.float64)])
         self._slot[doc_id] = slot
-        length = float(sum(tf.values()))
+        length = float(len(words))  # pairs do not lengthen a document
         self._len[slot] = length
         self._total_len += length
         for term, n in tf.items():
@@ -170,7 +178,8 @@ class KeywordIndex:
     # -- search --------------------------------------------------------------------------------
     def _query_terms(self, query: str) -> dict[str, float]:
         qtf: dict[str, float] = {}
-        for tok in tokenize(query):
+        words = tokenize(query)
+        for tok in with_bigrams(words) if self.bigrams else words:
             if tok in self._postings:
                 qtf[tok] = qtf.get(tok, 0) + 1
         return qtf

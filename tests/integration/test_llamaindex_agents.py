@@ -96,7 +96,7 @@ async def test_max_iterations_is_a_failure_with_the_calls_kept(engine):
     run = await run_with_memory(FunctionAgent(tools=[FunctionTool.from_defaults(deploy)], llm=script),
                                 "Deploy billing", mem, raise_on_error=False, max_iterations=3)
     assert run.outcome == "failure" and "iteration limit (3)" in run.feedback
-    assert "tool_error(deploy)" in run.episode.experience.text  # the scratchpad was never flushed
+    assert "tool error (deploy)" in run.episode.experience.text  # the scratchpad was never flushed
     with pytest.raises(Exception, match="Max iterations"):
         await run_with_memory(FunctionAgent(tools=[FunctionTool.from_defaults(deploy)], llm=ScriptedLLM(
             [("deploy", {"service": "b", "env": "prod"})] * 5)), "Deploy b", mem, max_iterations=2)
