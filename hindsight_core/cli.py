@@ -165,30 +165,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _history(bank, unit) -> list:
-    """The versions of a belief, oldest first: what it superseded (back) and what superseded it (forward)."""
-    history = getattr(bank, "history", None)
-    if callable(history):
-        try:
-            return list(history(unit.id))
-        except Exception:  # noqa: BLE001 - fall back to walking the links ourselves
-            pass
-    back, cur, seen = [], unit, {unit.id}
-    while True:
-        prev = [u for u in bank.get_many(cur.evidence_ids) if u.superseded_by == cur.id and u.id not in seen]
-        if not prev:
-            break
-        cur = prev[0]
-        seen.add(cur.id)
-        back.append(cur)
-    forward, cur = [], unit
-    while cur.superseded_by and cur.superseded_by not in seen:
-        nxt = bank.get_many([cur.superseded_by])
-        if not nxt:
-            break
-        cur = nxt[0]
-        seen.add(cur.id)
-        forward.append(cur)
-    return back[::-1] + [unit] + forward
+    """The versions of a belief, oldest first (the supersession chain through it)."""
+    return bank.history(unit.id)
 
 
 def _cmd_forget(args: argparse.Namespace) -> int:
@@ -354,18 +332,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.path = args.path or os.environ.get("HINDSIGHT_PATH", "./.hindsight")
     try:
         return args.fn(args)
-    except NotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 3
-    except InvalidInputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except StorageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 4
     except HindsightError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return next(code for kind, code in _EXIT_CODES if isinstance(exc, kind))
+
+
+# Most specific first: the first matching class decides the exit code.
+_EXIT_CODES = ((NotFoundError, 3), (InvalidInputError, 2), (StorageError, 4), (HindsightError, 1))
 
 
 if __name__ == "__main__":  # pragma: no cover
