@@ -23,6 +23,8 @@ import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Iterator, ParamSpec, TypeVar
 
+import numpy as np
+
 from hindsight_core._capture import Prepared, prepare, same_facts, to_item
 from hindsight_core._lifecycle_ops import OVER_FETCH, after_capture, filter_candidates, record_recall
 from hindsight_core._render import estimate_tokens
@@ -58,6 +60,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 _MAX_MENTIONS = 20
+_NEIGHBOURS = 8  # stored neighbours searched per captured item: dedup looks at 3, belief updates at 8
 _NOVELTY_BELOW = 0.3  # best dense similarity under this: nothing in memory is close
 
 
@@ -182,12 +185,22 @@ class MemoryBank:
         new_units: list[tuple[MemoryUnit, Any]] = []
         with index.lock:
             index.catch_up()  # units other processes wrote (server deployments) count for dedup
+            # one Chroma search for the whole batch, shared by dedup and the belief check
+            matrix = np.stack([vec_of[id(p)] for p in to_store]) if to_store else np.zeros((0, 0), np.float32)
+            near_rows = index.dense_search_many(matrix, _NEIGHBOURS) if to_store else []
+            near_of = {id(p): row for p, row in zip(to_store, near_rows)}
+            row_of = {id(p): n for n, p in enumerate(to_store)}
+            pending_rows: list[int] = []  # row of ``matrix`` for each entry of new_units
+            near: dict[str, list[tuple[str, float]]] = {}  # unit id -> stored neighbours, for supersession
             for p in prepared:
                 if not p.stored:
                     results.append(self._result(p, unit=None, stored=False))
                     continue
                 vec = vec_of[id(p)]
-                twin, pending_at = self._find_duplicate(p.unit, vec, new_units) if self.config.dedup else (None, None)
+                twin, pending_at = (None, None)
+                if self.config.dedup:
+                    twin, pending_at = self._find_duplicate(p.unit, near_of[id(p)], new_units,
+                                                            matrix[pending_rows] @ vec)
                 if twin is not None:
                     merged = self._absorb(twin, p.unit)
                     if pending_at is None:
@@ -201,8 +214,10 @@ class MemoryBank:
                     results.append(self._result(p, unit=promoted, stored=True, merged=True))
                     continue
                 new_units.append((p.unit, vec))
+                pending_rows.append(row_of[id(p)])
+                near[p.unit.id] = near_of[id(p)]
                 results.append(self._result(p, unit=p.unit, stored=True))
-            new_units, results, older = supersede_on_capture(self, new_units, results)  # beliefs keep history
+            new_units, results, older = supersede_on_capture(self, new_units, results, near)  # beliefs keep history
             self._write_new(new_units)
             for unit in older:
                 self._rewrite(unit)
@@ -224,17 +239,23 @@ class MemoryBank:
         )
 
     def _find_duplicate(
-        self, unit: MemoryUnit, vec: Any, pending: list[tuple[MemoryUnit, Any]]
+        self,
+        unit: MemoryUnit,
+        stored_near: list[tuple[str, float]],
+        pending: list[tuple[MemoryUnit, Any]],
+        pending_sims: np.ndarray,
     ) -> tuple[MemoryUnit | None, int | None]:
         """An active unit of the same kind whose text says the same thing (same numbers too),
-        and its position in ``pending`` when it is not written yet."""
+        and its position in ``pending`` when it is not written yet. ``stored_near`` are the
+        unit's nearest stored neighbours, best first; ``pending_sims`` its similarity to each
+        item of ``pending`` (earlier items of this batch, not in Chroma yet)."""
         threshold = self.config.dedup_threshold
-        for at in range(len(pending) - 1, -1, -1):  # earlier items of this batch are not in Chroma yet
-            other, other_vec = pending[at]
-            if other.kind == unit.kind and float(other_vec @ vec) >= threshold and same_facts(other.text, unit.text):
-                return other, at
+        for at in np.flatnonzero(pending_sims >= threshold)[::-1]:  # the latest twin first
+            other = pending[at][0]
+            if other.kind == unit.kind and same_facts(other.text, unit.text):
+                return other, int(at)
         index = self._index
-        for unit_id, sim in index.dense_search(vec, 3):
+        for unit_id, sim in stored_near[:3]:
             if sim < threshold:
                 break
             light = index.units.get(unit_id)
@@ -265,8 +286,6 @@ class MemoryBank:
         if not new_units:
             return
         index = self._index
-        import numpy as np
-
         records = [to_record(u, index.take_seq()) for u, _ in new_units]
         index.store.upsert(index.collection, [r[0] for r in records], [r[1] for r in records],
                            [r[2] for r in records], np.stack([v for _, v in new_units]))

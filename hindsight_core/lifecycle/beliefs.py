@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from datetime import datetime, timezone
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hindsight_core.errors import InvalidInputError, LLMError, StorageError
+from hindsight_core.errors import InvalidInputError, LLMError
 from hindsight_core.models import CaptureResult, MemoryKind, MemoryStatus, MemoryUnit
 
 if TYPE_CHECKING:
@@ -68,6 +69,10 @@ _HISTORY = re.compile(
     re.I)
 
 
+_BATCH_NEIGHBOURS = 8  # earlier units of the same capture batch checked per new belief
+_JUDGE_MIN_SIM = 0.75  # the LLM judge is asked only about pairs this close that the rules leave open
+
+
 def _stem(word: str) -> str:
     if word.endswith("'s"):
         word = word[:-2]
@@ -78,16 +83,18 @@ def _stem(word: str) -> str:
     return word
 
 
-def _tokens(text: str) -> tuple[list[str], bool]:
+@functools.lru_cache(maxsize=8192)  # capture compares each text with up to 16 others
+def _tokens(text: str) -> tuple[tuple[str, ...], bool]:
     """Content tokens in order (stemmed, no stop words or update markers) and whether it is negated."""
     lowered = text.lower().replace("’", "'").replace("n't", " nt")
     lowered = re.sub(r"'s\b", "", lowered)  # "Quinn's" is Quinn, not "quinn" + a shared token "s"
     words = _WORD.findall(lowered)
     negated = any(w in _NEGATIONS for w in words) or "no longer" in lowered
-    out = [_stem(w) for w in words if w not in _STOP and w not in _MARKERS and w not in _NEGATIONS]
+    out = tuple(_stem(w) for w in words if w not in _STOP and w not in _MARKERS and w not in _NEGATIONS)
     return out, negated
 
 
+@functools.lru_cache(maxsize=8192)
 def _subject_id(text: str) -> str | None:
     """A number in the first two words names the subject: "Room 101", "Ticket 3", "Server node-3"."""
     words = [w for w in re.findall(r"[\w#.-]+", text.lower()[:80]) if w not in ("the", "a", "an")][:2]
@@ -98,7 +105,7 @@ def _is_number(tok: str) -> bool:
     return any(c.isdigit() for c in tok)
 
 
-def _one_run(seq: list[str], diff: set[str]) -> bool:
+def _one_run(seq: tuple[str, ...], diff: set[str]) -> bool:
     """The tokens of ``diff`` sit next to each other in ``seq`` (one changed value, not two)."""
     pos = [i for i, t in enumerate(seq) if t in diff]
     return bool(pos) and pos[-1] - pos[0] + 1 == len(pos)
@@ -173,21 +180,6 @@ def is_belief(kind: str, status: str, outcome: Any, flags: tuple[str, ...], text
             and outcome is None and not {"log_only", "digest"} & set(flags) and not text.rstrip().endswith("?"))
 
 
-def _neighbours(bank: "MemoryBank", vecs: np.ndarray, n: int) -> list[list[tuple[str, float]]]:
-    """Top ``n`` stored neighbours of each vector, in one Chroma call."""
-    index = bank._index
-    count = index.collection.count()
-    if count == 0:
-        return [[] for _ in range(len(vecs))]
-    try:
-        res = index.collection.query(query_embeddings=np.asarray(vecs, dtype=np.float32), n_results=min(n, count),
-                                     include=["distances"])
-    except Exception as exc:  # noqa: BLE001
-        raise StorageError(f"Chroma failed to search vectors: {exc}") from exc
-    return [[(i, 1.0 - float(d)) for i, d in zip(ids, dists) if i in index.units]
-            for ids, dists in zip(res["ids"], res["distances"])]
-
-
 def _judge(llm: Any, older: str, newer: str) -> str | None:
     from hindsight_core.lifecycle._llm import ask_json
     from hindsight_core.prompts import contradiction
@@ -214,12 +206,17 @@ def _supersede(older: MemoryUnit, newer: MemoryUnit, reason: str) -> tuple[Memor
 
 
 def supersede_on_capture(
-    bank: "MemoryBank", new_units: list[tuple[MemoryUnit, Any]], results: list[CaptureResult]
+    bank: "MemoryBank",
+    new_units: list[tuple[MemoryUnit, Any]],
+    results: list[CaptureResult],
+    near: dict[str, list[tuple[str, float]]],
 ) -> tuple[list[tuple[MemoryUnit, Any]], list[CaptureResult], list[MemoryUnit]]:
     """Find stored or same-batch beliefs the new units update; called by capture under the bank lock.
 
-    Returns the new units (evidence chains extended; an out-of-order older fact comes back
-    superseded), the results (with ``supersedes``) and the stored units to rewrite after the write.
+    ``near`` maps each new unit's id to its nearest stored units, best first (capture searched
+    them once for dedup too). Returns the new units (evidence chains extended; an out-of-order
+    older fact comes back superseded), the results (with ``supersedes``) and the stored units to
+    rewrite after the write.
     """
     cfg = bank.config.lifecycle
     todo = [n for n, (u, _) in enumerate(new_units)
@@ -231,28 +228,34 @@ def supersede_on_capture(
     index = bank._index
     llm = configured_llm(bank._engine) if cfg.llm_judge else None
     units = [u for u, _ in new_units]
-    vecs = np.stack([np.asarray(v, dtype=np.float32) for _, v in new_units])
-    near = _neighbours(bank, vecs[todo], 8)
+    vecs = np.stack([np.asarray(new_units[n][1], dtype=np.float32) for n in todo])
     stored: dict[str, MemoryUnit] = {}  # stored units changed here
-    wanted = {i for hits in near for i, s in hits if s >= cfg.contradiction_min_sim}
-    lights = {i: index.units[i] for i in wanted if i in index.units}
-    fetch = [i for i, lu in lights.items()
-             if is_belief(lu.kind, lu.status, lu.outcome, lu.flags, lu.text)]
-    loaded = {u.id: u for u in bank.get_many(fetch)} if fetch else {}
+    fetch: set[str] = set()  # stored beliefs that may be updated: only these are read in full
+    for n in todo:
+        text = units[n].text
+        for uid, sim in near.get(units[n].id, ()):
+            light = index.units.get(uid)
+            if (sim < cfg.contradiction_min_sim or light is None or uid in fetch
+                    or not is_belief(light.kind, light.status, light.outcome, light.flags, light.text)):
+                continue
+            if ((llm is not None and sim >= _JUDGE_MIN_SIM)
+                    or contradicts(light.text, text) is not None or contradicts(text, light.text) is not None):
+                fetch.add(uid)
+    loaded = {u.id: u for u in bank.get_many(sorted(fetch))} if fetch else {}
     superseded: dict[str, list[str]] = {}
     for row, pos in enumerate(todo):
         unit = units[pos]
         speaker = unit.metadata.get("speaker")
         cands: list[tuple[float, str, int | None]] = []
-        for uid, sim in near[row]:
+        for uid, sim in near.get(unit.id, ()):
             if sim >= cfg.contradiction_min_sim and uid in loaded and uid not in stored and uid not in unit.evidence_ids:
                 cands.append((sim, uid, None))
-        for q in todo:
-            if q >= pos:
-                break
-            sim = float(vecs[q] @ vecs[pos])
-            if sim >= cfg.contradiction_min_sim and units[q].status is MemoryStatus.ACTIVE:
-                cands.append((sim, units[q].id, q))
+        if row:  # the closest earlier beliefs of this batch, as many as stored neighbours are searched
+            sims = vecs[:row] @ vecs[row]
+            for col in np.argsort(-sims, kind="stable")[:_BATCH_NEIGHBOURS]:
+                q = todo[col]
+                if sims[col] >= cfg.contradiction_min_sim and units[q].status is MemoryStatus.ACTIVE:
+                    cands.append((float(sims[col]), units[q].id, q))
         cands.sort(key=lambda c: -c[0])
         for sim, uid, q in cands:
             other = units[q] if q is not None else stored.get(uid, loaded[uid])
@@ -267,7 +270,7 @@ def supersede_on_capture(
             new_first = _ts(other) <= _ts(units[pos])
             older, newer = (other, units[pos]) if new_first else (units[pos], other)
             reason = contradicts(older.text, newer.text)
-            if reason is None and llm is not None and sim >= 0.75:
+            if reason is None and llm is not None and sim >= _JUDGE_MIN_SIM:
                 reason = _judge(llm, older.text, newer.text)
             if reason is None:
                 continue

@@ -19,7 +19,7 @@ import threading
 
 from hindsight_core.errors import StorageError
 
-__all__ = ["acquire", "release", "LOCK_NAME"]
+__all__ = ["acquire", "release", "holders", "LOCK_NAME"]
 
 LOCK_NAME = ".hindsight.lock"
 
@@ -76,3 +76,10 @@ def release(key: str) -> None:
         if entry[1] <= 0:
             del _held[key]
             os.close(entry[0])  # closing the only descriptor releases the flock
+
+
+def holders(key: str) -> int:
+    """How many engines of this process hold the folder's lock (0 when unknown or released)."""
+    with _guard:
+        entry = _held.get(key)
+        return 0 if entry is None else entry[1]

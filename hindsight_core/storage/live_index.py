@@ -40,8 +40,13 @@ class LiveIndex:
 
     # ---- BankIndex protocol ---------------------------------------------------------------------
     def dense_search(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
-        hits = self.store.query(self.collection, vector, n)
-        return [(i, s) for i, s in hits if i in self.units]  # a unit another process is still writing
+        return self.dense_search_many(np.asarray(vector, dtype=np.float32).reshape(1, -1), n)[0]
+
+    def dense_search_many(self, vectors: np.ndarray, n: int) -> list[list[tuple[str, float]]]:
+        """:meth:`dense_search` for each row of ``vectors``, in one Chroma call."""
+        hits = self.store.query_many(self.collection, vectors, n)
+        # a unit another process is still writing is not in this index yet
+        return [[(i, s) for i, s in row if i in self.units] for row in hits]
 
     def vectors(self, ids: Sequence[str]) -> np.ndarray:
         if not ids:
@@ -64,10 +69,13 @@ class LiveIndex:
     def catch_up(self) -> int:
         """Take in units other processes added to (or deleted from) this bank since it was loaded.
 
-        Cheap when nothing changed: one ``count()``. When the count differs, only the ids are listed
-        and only the missing units are read. Several processes on one bank need a Chroma server
-        (an embedded folder is for one process). Returns how many units were added or removed.
+        Free when no one else can write (an in-memory store, or a folder only this engine holds);
+        otherwise one ``count()`` when nothing changed. When the count differs, only the ids are
+        listed and only the missing units are read. Several processes on one bank need a Chroma
+        server (an embedded folder is for one process). Returns how many units were added or removed.
         """
+        if not self.store.may_change_elsewhere:
+            return 0
         with self.lock:
             if self.store.count(self.collection) == len(self.units):
                 return 0

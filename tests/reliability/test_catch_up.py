@@ -36,3 +36,21 @@ def test_catch_up_adds_removes_and_links(tmp_path):
     assert index.next_seq > max(u.seq for u in index.units.values())
     reader.close()
     writer.close()
+
+
+def test_catch_up_is_free_when_no_one_else_can_write(tmp_path):
+    """A folder this engine alone holds (the lock keeps other processes out) or an in-memory store
+    never changes behind the engine's back, so recall and capture skip the count() round trip."""
+    path = tmp_path / "store"
+    only = MemoryEngine(path, embedder=HashEmbedder(dim=64))
+    only.bank("u").capture("Alice owns Project Falcon.")
+    assert only.store.may_change_elsewhere is False
+    second = MemoryEngine(path, embedder=HashEmbedder(dim=64))
+    assert second.bank("u").count() == 1  # opens the folder (engines open it lazily)
+    assert only.store.may_change_elsewhere is True  # another engine of this process shares the folder
+    second.close()
+    assert only.store.may_change_elsewhere is False
+    only.close()
+    memory = MemoryEngine.ephemeral(embedder=HashEmbedder(dim=64))
+    assert memory.store.may_change_elsewhere is False
+    memory.close()
