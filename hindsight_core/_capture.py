@@ -162,7 +162,18 @@ def prepare(
     return Prepared(unit=unit, stored=stored, redactions=redactions)
 
 
-def same_facts(a: str, b: str) -> bool:
-    """Two near-identical texts are duplicates only if they state the same numbers
-    (so 'port 8080' and 'port 9090' are a change, not a repeat)."""
-    return _NUMBER.findall(a) == _NUMBER.findall(b)
+def same_facts(a: str, b: str, *, ordered: bool = True) -> bool:
+    """Two near-identical texts are duplicates only if they state the same numbers and, when
+    ``ordered``, name the same things in the same order: "port 8080" and "port 9090" are a change,
+    and "Priya's manager is Oskar" is not "Oskar's manager is Priya", however close their vectors.
+    A paraphrase may reorder names ("Berlin gets Orion first"): compare those with ``ordered=False``.
+
+    Example:
+        >>> same_facts("Alice moved to Berlin.", "Alice has moved to Berlin!")
+        True
+        >>> same_facts("Priya's manager is now Oskar.", "Oskar's manager is now Priya.")
+        False
+    """
+    if _NUMBER.findall(a) != _NUMBER.findall(b):
+        return False
+    return not ordered or extract_entities(a) == extract_entities(b)

@@ -99,9 +99,9 @@ def corroborate(bank: "MemoryBank", unit: MemoryUnit, vector: np.ndarray) -> tup
         light = index.units[ids[pos]]
         if light.kind != unit.kind.value or "instruction_like" in light.flags:
             continue
-        if not same_facts(light.text, unit.text):
-            continue
         absorbed = sim >= bank.config.dedup_threshold
+        if not same_facts(light.text, unit.text, ordered=absorbed):  # a paraphrase may reorder names
+            continue
         if not absorbed and not _same_entities(light.entities, unit.entities):
             continue
         promoted = promote(bank.get(light.id), unit, absorbed=absorbed)

@@ -70,6 +70,8 @@ _HISTORY = re.compile(
 
 
 _BATCH_NEIGHBOURS = 8  # earlier units of the same capture batch checked per new belief
+_ENTITY_CAP = 50  # an entity named by more units than this (a team, a city) does not pick candidates
+_ENTITY_MIN_SIM = 0.35  # cosine from which a stored fact naming the same rare entity is compared
 _JUDGE_MIN_SIM = 0.75  # the LLM judge is asked only about pairs this close that the rules leave open
 
 
@@ -180,6 +182,27 @@ def is_belief(kind: str, status: str, outcome: Any, flags: tuple[str, ...], text
             and outcome is None and not {"log_only", "digest"} & set(flags) and not text.rstrip().endswith("?"))
 
 
+def _with_entity_neighbours(index: Any, unit: MemoryUnit, vec: np.ndarray,
+                            close: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """``close`` (dense neighbours past the similarity gate) plus stored units that share a rare
+    entity with ``unit``, best first.
+
+    Among 26 people's "X lives in Y" facts the nearest vectors are other people's in the same city
+    ("Tara lives in Cairo" is closer to "Wen lives in Cairo" than "Wen now lives in Quito" is).
+    The shared name finds Wen's own earlier fact; a lower similarity suffices for it, since the
+    contradiction rules still have to fire.
+    """
+    seen = {i for i, _ in close}
+    ids = sorted({uid for key in unit.entities if index.graph.entity_degree(key) <= _ENTITY_CAP
+                  for uid in index.graph.entity_units(key, ("mentions",)) if uid not in seen and uid in index.units})
+    if not ids:
+        return close
+    sims = index.vectors(ids) @ np.asarray(vec, dtype=np.float32)
+    extra = [(ids[j], float(sims[j])) for j in np.argsort(-sims, kind="stable")[:_BATCH_NEIGHBOURS]
+             if sims[j] >= _ENTITY_MIN_SIM]
+    return sorted(close + extra, key=lambda hit: -hit[1])
+
+
 def _judge(llm: Any, older: str, newer: str) -> str | None:
     from hindsight_core.lifecycle._llm import ask_json
     from hindsight_core.prompts import contradiction
@@ -230,12 +253,16 @@ def supersede_on_capture(
     units = [u for u, _ in new_units]
     vecs = np.stack([np.asarray(new_units[n][1], dtype=np.float32) for n in todo])
     stored: dict[str, MemoryUnit] = {}  # stored units changed here
+    stored_cands: dict[str, list[tuple[str, float]]] = {}  # new unit id -> stored units to compare, best first
+    for row, n in enumerate(todo):
+        close = [(i, sim) for i, sim in near.get(units[n].id, []) if sim >= cfg.contradiction_min_sim]
+        stored_cands[units[n].id] = _with_entity_neighbours(index, units[n], vecs[row], close)
     fetch: set[str] = set()  # stored beliefs that may be updated: only these are read in full
     for n in todo:
         text = units[n].text
-        for uid, sim in near.get(units[n].id, ()):
+        for uid, sim in stored_cands[units[n].id]:
             light = index.units.get(uid)
-            if (sim < cfg.contradiction_min_sim or light is None or uid in fetch
+            if (light is None or uid in fetch
                     or not is_belief(light.kind, light.status, light.outcome, light.flags, light.text)):
                 continue
             if ((llm is not None and sim >= _JUDGE_MIN_SIM)
@@ -247,8 +274,8 @@ def supersede_on_capture(
         unit = units[pos]
         speaker = unit.metadata.get("speaker")
         cands: list[tuple[float, str, int | None]] = []
-        for uid, sim in near.get(unit.id, ()):
-            if sim >= cfg.contradiction_min_sim and uid in loaded and uid not in stored and uid not in unit.evidence_ids:
+        for uid, sim in stored_cands[unit.id]:
+            if uid in loaded and uid not in stored and uid not in unit.evidence_ids:
                 cands.append((sim, uid, None))
         if row:  # the closest earlier beliefs of this batch, as many as stored neighbours are searched
             sims = vecs[:row] @ vecs[row]

@@ -72,7 +72,7 @@ _PATTERNS: list[tuple[str, str]] = [
     ("exit", r"\bexit(?:\s+code|\s+status)?\s+\d{1,3}\b"),
     ("errcode", r"\b(?:E|ERR|ERROR|EX)[_\-]?[A-Z0-9_]*\d[A-Z0-9_]*\b|\bERR_[A-Z0-9_]+\b|\bE[A-Z]{3,}\b(?=[:\s)])"),
     ("version", r"\bv?\d+\.\d+(?:\.\d+)+(?:[-+][\w.]+)?\b|\bv\d+(?:\.\d+)?\b"),
-    ("keyed_number", r"\b(?:port|room|pid|issue|ticket|pr|build|job|line|version|step|gate|flight|bus|route|apt|apartment|suite|floor|table)\s+#?\d[\w\-]*", ),
+    ("keyed_number", r"\b(?:port|room|pid|issue|ticket|pr|build|job|line|version|step|gate|flight|bus|route|apt|apartment|suite|floor|table)\s+#?\d[\w\-]*(?:\.\d[\w\-]*)*", ),
     ("money", r"[$€£]\s?\d[\d,]*(?:\.\d+)?\s?(?:[kKmMbB]n?\b|million\b|billion\b|thousand\b)?"),
     ("quantity", r"\b\d[\d,]*(?:\.\d+)?\s?(?:%|(?:k|m|g|t)?b\b|(?:k|m|g|t)ib\b|ms\b|s\b|sec(?:onds?)?\b|mins?\b|minutes?\b|hours?\b|hrs?\b|days?\b|weeks?\b|months?\b|years?\b|km\b|mi\b|miles?\b|kg\b|lbs?\b|pounds?\b|dollars?\b|euros?\b|usd\b|eur\b|gb/s\b|mb/s\b|rpm\b|qps\b)"),
     ("dotted", r"\b[a-zA-Z_][\w]*(?:\.[a-zA-Z_][\w]*){1,}\b"),
@@ -127,6 +127,8 @@ def extract_entities(text: str) -> tuple[str, ...]:
         ('mel', 'lgbtq', 'new york')
         >>> extract_entities("Room 101 is booked, port 8080 is busy, HTTP 404 and E1234.")
         ('room 101', 'port 8080', 'http 404', 'e1234')
+        >>> extract_entities("The gateway runs version 2.15, not version 2.13.")
+        ('version 2.15', 'version 2.13')
     """
     found: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []

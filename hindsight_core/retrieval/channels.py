@@ -34,12 +34,15 @@ __all__ = [
     "temporal_channel",
     "temporal_score",
     "feedback_channel",
+    "asks_current",
+    "phrase_scores",
 ]
 
 _QUESTION_WORDS = frozenset(
     "what when where who whom whose which why how did does do is are was were has have had "
     "would could should can will might may shall".split()
 )
+_CURRENT = re.compile(r"\b(now|currently|current|these days|at the moment|at present|nowadays|any ?more|latest)\b", re.I)
 _QWORD = re.compile(r"[A-Za-z']+|[^A-Za-z'\s]+|\s+")
 
 
@@ -109,7 +112,9 @@ def graph_channel(
             hop[key] = hop.get(key, 0.0) + w * graph.entity_idf(key)
     for key, w in hop.items():
         for uid in graph.entity_units(key, ("mentions",)):
-            act[uid] = act.get(uid, 0.0) + 0.5 * w
+            own = seeds.get(uid, 0.0) * graph.entity_idf(key) if seeds.get(uid, 0.0) > 0 else 0.0
+            if w - own > 1e-12:  # a seed is not its own evidence
+                act[uid] = act.get(uid, 0.0) + 0.5 * (w - own)
     ranked = sorted(act.items(), key=lambda kv: (-kv[1], kv[0]))
     return ranked[:n]
 
@@ -158,3 +163,38 @@ def temporal_score(unit: "IndexedUnit", window: tuple[float, float], slack: floa
         dist = start - t if t < start else t - end
         best = max(best, math.exp(-dist / scale))
     return best
+
+
+def asks_current(query: str) -> bool:
+    """Whether a query asks for the current value of something ("Which port does billing use now?").
+
+    Example:
+        >>> asks_current("Where does the catalog api store its data now?"), asks_current("Where is Lisbon?")
+        (True, False)
+    """
+    return bool(_CURRENT.search(query))
+
+
+def phrase_scores(query: str, ids: Sequence[str], index: "BankIndex") -> np.ndarray:
+    """For each unit, the idf of the query's adjacent word pairs it contains, the earlier pairs
+    weighing more (the n-th known pair of the query counts ``1/n``).
+
+    A question about the current value names its subject as a phrase, and in English the subject
+    comes before the verb ("where does *the catalog service* store its data now?"). The belief
+    about that subject contains the phrase, while a near-namesake's update ("the catalog api now
+    stores its data") shares a later pair; the pairs tell them apart where the predicate is
+    paraphrased.
+    """
+    kw = index.keyword
+    if not hasattr(kw, "doc_terms"):
+        return np.zeros(len(ids))
+    pairs = [t for t in kw._query_terms(query) if "_" in t]  # in query order, known to the index
+    if not pairs:
+        return np.zeros(len(ids))
+    weight = {t: kw.idf(t) / n for n, t in enumerate(pairs, start=1)}
+
+    def score(uid: str) -> float:
+        terms = kw.doc_terms(uid)
+        return sum(w for t, w in weight.items() if t in terms)
+
+    return np.fromiter((score(i) for i in ids), dtype=np.float64, count=len(ids))

@@ -37,6 +37,9 @@ class RecallConfig(BaseModel):
     speaker_weight: float = Field(0.45, ge=0.0, description="Weight of 'the query names this unit's speaker'.")
     temporal_weight: float = Field(1.0, ge=0.0, description="Weight of 'the unit's time is in the query's window'.")
     temporal_slack_days: float = Field(2.0, gt=0.0, description="Days over which the temporal score decays outside the window.")
+    current_phrase_weight: float = Field(
+        1.0, ge=0.0, description="For questions about the current value ('... now?'): weight of the query's "
+        "word pairs found in the unit, so the belief about the named subject beats its near-namesakes.")
     graph_weight: float = Field(0.18, ge=0.0, description="Weight of the graph channel's spreading activation.")
     graph_seeds: int = Field(20, ge=0, description="First-stage candidates whose entities seed the graph's second hop.")
     graph_entity_cap: int = Field(50, ge=1, description="Entities linked to more units than this do not spread.")

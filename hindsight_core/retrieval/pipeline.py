@@ -140,6 +140,8 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
         fmap = dict(ranked["feedback"])
         extras = {"graph": (np.array([gmap.get(i, 0.0) for i in pool]), cfg.graph_weight),
                   "feedback": (np.array([fmap.get(i, 0.0) for i in pool]), cfg.feedback_weight)}
+        if cfg.current_phrase_weight and ch.asks_current(req.query):
+            extras["phrase"] = (ch.phrase_scores(text, pool, index), cfg.current_phrase_weight)
         final = scorer.score(pool, extras)
         order = np.argsort(-final, kind="stable")
         fused = [(pool[j], float(final[j])) for j in order]

@@ -6,7 +6,7 @@ A ``networkx.MultiDiGraph`` exposed as :attr:`GraphIndex.graph`, with edge keys 
 * ``u -> e`` edges keyed ``"mentions"`` (from ``IndexedUnit.entities``) and ``"spoken_by"``
   (from ``IndexedUnit.speaker``, lower-cased);
 * ``u -> u`` edges keyed ``"next"`` between consecutive units (by ``seq``) of the same session;
-  units without a session are chained to the previous session-less unit when within 24 h;
+  units without a session are chained to the previous session-less unit when within 30 minutes;
 * ``u -> u`` edges added by :meth:`GraphIndex.link` (``"caused_by"``, ``"evidence"``, ``"supersedes"`` ...).
 
 The graph is a pure function of the units and links it holds: adding units in any order (or
@@ -40,7 +40,9 @@ __all__ = ["GraphIndex", "UNIT", "ENTITY"]
 UNIT = "u:"
 ENTITY = "e:"
 _NO_SESSION = "\x00none"
-_DAY = 86_400.0
+# Session-less units said this close together are one sitting of a conversation (the usual 30-minute
+# session timeout); facts captured hours apart are unrelated, and chaining them leaks scores between them.
+_SITTING_GAP = 1_800.0
 _WORD = re.compile(r"[a-z0-9][a-z0-9'._\-/]*")
 _STRUCTURAL = frozenset({"mentions", "spoken_by", "next"})
 
@@ -159,7 +161,7 @@ class GraphIndex:
     def _chain(self, a: str, b: str) -> None:
         na, nb = UNIT + a, UNIT + b
         if self.graph.nodes[na]["chain"] == _NO_SESSION:
-            if abs(self.graph.nodes[nb]["when"] - self.graph.nodes[na]["when"]) > _DAY:
+            if abs(self.graph.nodes[nb]["when"] - self.graph.nodes[na]["when"]) > _SITTING_GAP:
                 return
         self.graph.add_edge(na, nb, key="next", weight=1.0)
         self._next[a] = b

@@ -121,3 +121,43 @@ def test_possessives_do_not_make_two_attributes_look_alike():
 
     assert contradicts("Quinn's favorite food is now pho.", "Quinn's manager is now Lena.") is None
     assert contradicts("Quinn's favorite food is sushi.", "Quinn's favorite food is now pho.") == "new value"
+
+
+def test_current_value_of_a_subject_with_near_namesakes(engine):
+    """"Where does the catalog service store its data now?" must find the catalog *service*'s current
+    store, although the catalog *api*'s update uses the question's very words ("stores its data")."""
+    bank = engine.bank("namesakes")
+    facts = ["The catalog api stores its data in pg-3.", "The catalog service stores its data in pg-4.",
+             "The catalog gateway runs version 5.16.", "The catalog api now stores its data in pg-10.",
+             "The catalog service is now owned by Dana.", "The catalog service migrated its data to pg-18.",
+             "The catalog gateway now runs version 5.17."]
+    results = bank.capture_many([{"text": t, "mentioned_at": T0 + timedelta(hours=6 * n)} for n, t in enumerate(facts)])
+    assert results[3].supersedes == (results[0].unit_id,) and results[5].supersedes == (results[1].unit_id,)
+    top = bank.recall("Where does the catalog service store its data now?", k=3).hits[0].unit.text
+    assert top == "The catalog service migrated its data to pg-18."
+    top = bank.recall("Where does the catalog api store its data now?", k=3).hits[0].unit.text
+    assert top == "The catalog api now stores its data in pg-10."
+
+
+def test_same_subject_found_by_name_among_many_alike_facts(engine):
+    """The eight nearest vectors of "Wen now lives in Quito." are other people's Quito and Cairo facts;
+    Wen's own earlier fact is found through the shared name and superseded."""
+    bank = engine.bank("cities")
+    people = ["Tara", "Umar", "Vera", "Ximena", "Yusuf", "Zoe", "Alice", "Bruno", "Chen", "Dana"]
+    wen = bank.capture("Wen lives in Cairo.", mentioned_at=T0)
+    bank.capture_many([{"text": f"{p} lives in {city}.", "mentioned_at": T0 + timedelta(hours=n)}
+                       for n, p in enumerate(people) for city in ("Cairo",)] +
+                      [{"text": f"{p} now lives in Quito.", "mentioned_at": T0 + timedelta(days=1, hours=n)}
+                       for n, p in enumerate(people[:5])])
+    moved = bank.capture("Wen now lives in Quito.", mentioned_at=T0 + timedelta(days=3))
+    assert moved.supersedes == (wen.unit_id,)
+    assert bank.get(wen.unit_id).status is MemoryStatus.SUPERSEDED
+    assert bank.get(wen.unit_id).superseded_by == moved.unit_id
+
+
+def test_swapped_roles_are_not_duplicates(engine):
+    bank = engine.bank("roles")
+    first = bank.capture("Priya's manager is now Oskar.")
+    second = bank.capture("Oskar's manager is now Priya.")
+    assert not second.merged and second.unit_id != first.unit_id
+    assert bank.count() == 2

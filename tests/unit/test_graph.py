@@ -23,8 +23,8 @@ UNITS = [
     unit("d", 4, ("anna", "oslo"), session="s2", speaker="Melanie"),
     unit("e", 5, ("paris",), session="s2"),
     unit("f", 6, (), session=None, when=0.0),
-    unit("g", 7, ("paris",), session=None, when=3600.0),
-    unit("h", 8, (), session=None, when=10 * 86400.0),
+    unit("g", 7, ("paris",), session=None, when=600.0),
+    unit("h", 8, (), session=None, when=600.0 + 3 * 3600.0),
 ]
 
 
@@ -48,8 +48,8 @@ def test_nodes_and_edges() -> None:
     assert g.graph.has_edge("u:a", "e:caroline", key="spoken_by")
     assert g.graph.has_edge("u:a", "u:b", key="next") and g.graph.has_edge("u:b", "u:c", key="next")
     assert not g.graph.has_edge("u:c", "u:d", key="next")  # different sessions
-    assert g.graph.has_edge("u:f", "u:g", key="next")  # session-less, within 24 h
-    assert not g.graph.has_edge("u:g", "u:h", key="next")  # session-less, 10 days apart
+    assert g.graph.has_edge("u:f", "u:g", key="next")  # session-less, 10 minutes apart: one sitting
+    assert not g.graph.has_edge("u:g", "u:h", key="next")  # session-less, 3 hours apart: unrelated
     assert sorted(g.entity_units("sweden")) == ["a", "b"]
     assert sorted(g.entity_units("caroline")) == ["a", "c"]
     assert g.prev_next("b") == ("a", "c")

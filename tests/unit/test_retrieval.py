@@ -141,3 +141,35 @@ def test_memory_index_remove(index: InMemoryBankIndex) -> None:
     index.remove("t2")
     assert "t2" not in index.units and "t2" not in index.keyword and "t2" not in index.graph
     assert all(u != "t2" for u, _ in index.dense_search(_vec("adoption agencies"), 10))
+
+
+def _entity_index(units: dict[str, tuple[str, ...]]) -> InMemoryBankIndex:
+    idx = InMemoryBankIndex()
+    for seq, (uid, ents) in enumerate(units.items()):
+        idx.add(IndexedUnit(uid, seq, f"text {uid}", "world", "active", "user", None, None, None, NOW, ents,
+                            0.5, 1.0, 0.0), _vec(uid))
+    return idx
+
+
+def test_graph_seed_is_not_its_own_evidence() -> None:
+    """Second-hop activation reaches units that share a seed's entity, but a seed gains nothing from
+    its own entities: otherwise units that merely carry names outrank better first-stage hits."""
+    idx = _entity_index({"a": ("version 3.7",), "b": ("version 3.7",), "c": ("dana",), "d": ("dana",)})
+    act = dict(ch.graph_channel([], {"a": 1.0, "c": 1.0}, idx, 10))
+    assert set(act) == {"b", "d"}  # a and c are seeds; each would otherwise be activated by itself
+    both = dict(ch.graph_channel([], {"a": 1.0, "b": 2.0}, idx, 10))
+    assert both["a"] > both["b"] > 0  # each is activated by the other seed only
+
+
+def test_current_value_questions_weigh_the_subject_phrase() -> None:
+    idx = InMemoryBankIndex()
+    texts = {"api": "The catalog api now stores its data in pg-10.",
+             "service": "The catalog service migrated its data to pg-18.",
+             "other": "The search gateway now stores its data in pg-3."}
+    for seq, (uid, text) in enumerate(texts.items()):
+        idx.add(IndexedUnit(uid, seq, text, "world", "active", "user", None, None, None, NOW, (), 0.5, 1.0, 0.0),
+                _vec(text))
+    scores = dict(zip(texts, ch.phrase_scores("catalog service store its data now", list(texts), idx)))
+    assert scores["service"] > scores["api"] > 0 and scores["other"] > 0  # "catalog service" beats "store data"
+    assert ch.asks_current("Where does the catalog service store its data now?")
+    assert not ch.asks_current("Where did Caroline go last week?")
