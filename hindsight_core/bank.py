@@ -419,8 +419,7 @@ class MemoryBank:
         with index.lock:
             candidates, trace = retrieve(request, index, cfg)
             candidates = filter_candidates(self, [c for c in candidates if c.id not in excluded], k, trace)
-            directive_ids = [u.id for u in sorted(index.units.values(), key=lambda u: u.seq)
-                             if u.kind == MemoryKind.DIRECTIVE.value and u.status == MemoryStatus.ACTIVE.value]
+            directive_ids = sorted(index.directives, key=lambda i: index.units[i].seq)
         units = {u.id: u for u in self.get_many([c.id for c in candidates] + directive_ids)}
         directives = tuple(units[i] for i in directive_ids if i in units)
         if max_tokens is not None:  # standing rules first, as many as the budget holds

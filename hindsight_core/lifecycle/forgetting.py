@@ -155,8 +155,7 @@ def enforce_budget(bank: "MemoryBank", budget: int | None = None, *, now: dateti
         for start in range(0, len(ids), 5_000):
             chunk = ids[start:start + 5_000]
             index.store.update_metadata(index.collection, chunk, [{"status": MemoryStatus.ARCHIVED.value}] * len(chunk))
-        for u in victims:
-            u.status = MemoryStatus.ARCHIVED.value  # the light record: no re-indexing needed
+        index.archive(ids)  # out of the hot tier: default recall no longer searches them
         months: dict[str, list[str]] = {}
         for u in victims:
             months.setdefault(_month(u.when), []).append(u.id)

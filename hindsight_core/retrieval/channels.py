@@ -55,11 +55,16 @@ def strip_question(query: str) -> str:
     return out or query.strip()
 
 
-def dense_channel(vector: np.ndarray, index: "BankIndex", n: int) -> list[tuple[str, float]]:
-    return index.dense_search(vector, n)
+def dense_channel(vector: np.ndarray, index: "BankIndex", n: int, archived: bool = False) -> list[tuple[str, float]]:
+    """Top ``n`` by cosine; archived units compete only when ``archived`` (an explicit request)."""
+    return index.dense_search(vector, n, archived=True) if archived else index.dense_search(vector, n)
 
 
-def keyword_channel(query: str, index: "BankIndex", n: int) -> list[tuple[str, float]]:
+def keyword_channel(query: str, index: "BankIndex", n: int, archived: bool = False) -> list[tuple[str, float]]:
+    """Top ``n`` by BM25; an index with an archived tier searches it only when ``archived``."""
+    search = getattr(index, "keyword_search", None)
+    if search is not None:
+        return search(query, n, archived=archived)
     return index.keyword.search(query, n)
 
 

@@ -20,6 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from hindsight_core.retrieval.types import IndexedUnit
+from hindsight_core.retrieval.vectors import VectorSet
 from hindsight_core.storage.graph import GraphIndex
 from hindsight_core.storage.keyword import KeywordIndex
 
@@ -33,58 +34,34 @@ class InMemoryBankIndex:
         self.units: dict[str, IndexedUnit] = {}
         self.keyword = keyword or KeywordIndex()
         self.graph = graph or GraphIndex()
-        self._row: dict[str, int] = {}
-        self._ids: list[str | None] = []
-        self._matrix: np.ndarray | None = None
-        self._free: list[int] = []
+        self._vectors: VectorSet | None = None  # created with the first vector (its size)
 
     def add(self, unit: IndexedUnit, vector: np.ndarray) -> None:
         """Index ``unit`` in every index; ``vector`` is its unit-normalised embedding."""
         if unit.id in self.units:
             self.remove(unit.id)
         vec = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if self._matrix is None:
-            self._matrix = np.zeros((16, vec.shape[0]), dtype=np.float32)
-        if self._free:
-            row = self._free.pop()
-        else:
-            row = len(self._ids)
-            self._ids.append(None)
-            if row >= self._matrix.shape[0]:
-                self._matrix = np.vstack([self._matrix, np.zeros_like(self._matrix)])
-        self._matrix[row] = vec
-        self._ids[row] = unit.id
-        self._row[unit.id] = row
+        if self._vectors is None:
+            self._vectors = VectorSet(vec.shape[0])
+        self._vectors.add(unit.id, vec)
         self.units[unit.id] = unit
         self.keyword.add(unit.id, unit.text, group=unit.session_id)
         self.graph.add(unit)
 
     def remove(self, unit_id: str) -> None:
-        row = self._row.pop(unit_id, None)
-        if row is None:
+        if self.units.pop(unit_id, None) is None:
             return
-        assert self._matrix is not None
-        self._matrix[row] = 0.0
-        self._ids[row] = None
-        self._free.append(row)
-        self.units.pop(unit_id, None)
+        assert self._vectors is not None
+        self._vectors.discard(unit_id)
         self.keyword.remove(unit_id)
         self.graph.remove(unit_id)
 
-    def dense_search(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
-        if self._matrix is None or not self._row or n <= 0:
-            return []
-        size = len(self._ids)
-        sims = self._matrix[:size] @ np.asarray(vector, dtype=np.float32).reshape(-1)
-        live = np.fromiter((i is not None for i in self._ids), dtype=bool, count=size)
-        sims = np.where(live, sims, -np.inf)
-        n = min(n, int(live.sum()))
-        top = np.argpartition(-sims, n - 1)[:n] if n < size else np.arange(size)
-        top = top[np.argsort(-sims[top], kind="stable")]
-        return [(self._ids[i], float(sims[i])) for i in top if self._ids[i] is not None]  # type: ignore[misc]
+    def dense_search(self, vector: np.ndarray, n: int, *, archived: bool = False) -> list[tuple[str, float]]:
+        """Exact top ``n`` by cosine over every unit (statuses are filtered by the caller)."""
+        return [] if self._vectors is None else self._vectors.search(vector, n)
 
     def vectors(self, ids: Sequence[str]) -> np.ndarray:
-        assert self._matrix is not None or not ids
         if not ids:
-            return np.zeros((0, 0 if self._matrix is None else self._matrix.shape[1]), dtype=np.float32)
-        return self._matrix[[self._row[i] for i in ids]]  # type: ignore[index]
+            return np.zeros((0, 0 if self._vectors is None else self._vectors.dim), dtype=np.float32)
+        assert self._vectors is not None
+        return self._vectors.rows(ids)

@@ -87,9 +87,10 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
     text = ch.strip_question(req.query) if cfg.strip_question else req.query
     qvec = np.asarray(req.vector, dtype=np.float32).reshape(-1)
     ranked: dict[str, list[tuple[str, float]]] = {}
-    ranked["dense"] = ch.dense_channel(qvec, index, n)
+    archived = "archived" in req.statuses
+    ranked["dense"] = ch.dense_channel(qvec, index, n, archived)
     lap("dense")
-    ranked["keyword"] = ch.keyword_channel(text, index, n)
+    ranked["keyword"] = ch.keyword_channel(text, index, n, archived)
     lap("keyword")
     window = _window(req.query, req.as_of) if cfg.temporal_weight else None
     ranked["temporal"] = ch.temporal_channel(window, index, n)

@@ -55,8 +55,9 @@ class BankIndex(Protocol):
     keyword: "KeywordIndex"
     graph: "GraphIndex"
 
-    def dense_search(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
-        """Top ``n`` unit ids by cosine similarity (1.0 = identical), best first, any status."""
+    def dense_search(self, vector: np.ndarray, n: int, *, archived: bool = False) -> list[tuple[str, float]]:
+        """Top ``n`` unit ids by cosine similarity (1.0 = identical), best first. An index that keeps
+        archived units apart returns them only when ``archived``; other statuses are the caller's filter."""
         ...
 
     def vectors(self, ids: Sequence[str]) -> np.ndarray:

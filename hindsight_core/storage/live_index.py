@@ -1,8 +1,15 @@
 """The per-bank in-memory index, rebuilt from Chroma when a bank is opened.
 
 It implements :class:`~hindsight_core.retrieval.types.BankIndex`: light unit records, the keyword
-index, the graph index and cached vectors. Chroma stays the source of truth: the index can always
+index, the graph index and the vectors. Chroma stays the source of truth: the index can always
 be thrown away and rebuilt by :meth:`LiveIndex.load`.
+
+Units are split in two tiers. The *hot* tier is everything recall may return by default (active
+units, and drafts and superseded beliefs when asked); its vectors sit in an exact in-memory
+:class:`~hindsight_core.retrieval.vectors.VectorSet` and its words in the main keyword index.
+*Archived* units (forgotten over the active budget) keep their light record and graph links but
+move to a cold keyword index and a plain vector table, so a bank that archives most of what it
+holds searches only what it keeps active; ``recall(include_archived=True)`` searches both tiers.
 """
 
 from __future__ import annotations
@@ -13,12 +20,19 @@ from typing import Any, Sequence
 import numpy as np
 
 from hindsight_core.retrieval.types import IndexedUnit
+from hindsight_core.retrieval.vectors import VectorSet
 from hindsight_core.storage.chroma_store import ChromaStore
 from hindsight_core.storage.codec import to_indexed
 from hindsight_core.storage.graph import GraphIndex
 from hindsight_core.storage.keyword import KeywordIndex
 
-__all__ = ["LiveIndex"]
+__all__ = ["LiveIndex", "EXACT_LIMIT"]
+
+#: Up to this many hot units dense search is exact and in memory (one mat-vec product, ~2 ms at
+#: 20k x 384 on one core); beyond it Chroma's HNSW index answers, over-fetched past archived units.
+EXACT_LIMIT = 20_000
+_MAX_FETCH = 2_000
+_ARCHIVED = "archived"
 
 
 class LiveIndex:
@@ -29,29 +43,49 @@ class LiveIndex:
         self.collection = collection
         self.dim = dim
         self.units: dict[str, IndexedUnit] = {}
-        self.keyword = KeywordIndex()
+        self.keyword = KeywordIndex()  # hot units
+        self.cold_keyword = KeywordIndex()  # archived units
         self.graph = GraphIndex()
-        self._vectors: dict[str, np.ndarray] = {}
+        self._hot = VectorSet(dim)
+        self._cold: dict[str, np.ndarray] = {}
         self._cited_by: dict[str, set[str]] = {}  # unit id -> units whose evidence names it
         self.drafts: set[str] = set()  # ids of draft units (corroboration candidates)
+        self.directives: set[str] = set()  # ids of active directives (returned with every recall)
         self.next_seq = 0
         self.revision = 0  # bumped on every change, so callers can cache reads
         self.lock = threading.RLock()
 
     # ---- BankIndex protocol ---------------------------------------------------------------------
-    def dense_search(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
-        return self.dense_search_many(np.asarray(vector, dtype=np.float32).reshape(1, -1), n)[0]
+    def dense_search(self, vector: np.ndarray, n: int, *, archived: bool = False) -> list[tuple[str, float]]:
+        """Top ``n`` hot units by cosine, best first; with ``archived``, archived units compete too."""
+        return self.dense_search_many(np.asarray(vector, dtype=np.float32).reshape(1, -1), n, archived=archived)[0]
 
-    def dense_search_many(self, vectors: np.ndarray, n: int) -> list[list[tuple[str, float]]]:
-        """:meth:`dense_search` for each row of ``vectors``, in one Chroma call."""
-        hits = self.store.query_many(self.collection, vectors, n)
+    def dense_search_many(self, vectors: np.ndarray, n: int, *, archived: bool = False) -> list[list[tuple[str, float]]]:
+        """:meth:`dense_search` for each row of ``vectors``."""
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if not archived and len(self._hot) <= EXACT_LIMIT:
+            return [self._hot.search(v, n) for v in vectors]
+        allowed = len(self.units) if archived else len(self._hot)
+        if allowed == 0 or n <= 0:
+            return [[] for _ in range(len(vectors))]
+        # HNSW holds every unit: ask for enough that n allowed ones are likely among them
+        fetch = min(n * -(-len(self.units) // allowed), max(n, _MAX_FETCH))
+        rows = self.store.query_many(self.collection, vectors, fetch)
         # a unit another process is still writing is not in this index yet
-        return [[(i, s) for i, s in row if i in self.units] for row in hits]
+        keep = self.units if archived else self._hot
+        return [[(i, s) for i, s in row if i in keep][:n] for row in rows]
 
     def vectors(self, ids: Sequence[str]) -> np.ndarray:
         if not ids:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self._vectors[i] for i in ids])
+        return np.stack([self._hot.get(i) if i in self._hot else self._cold[i] for i in ids])
+
+    def keyword_search(self, query: str, n: int, *, archived: bool = False) -> list[tuple[str, float]]:
+        """BM25 over hot units; with ``archived``, the cold index's hits are merged in by score."""
+        hits = self.keyword.search(query, n)
+        if archived and len(self.cold_keyword):
+            hits = sorted(hits + self.cold_keyword.search(query, n), key=lambda h: -h[1])[:n]
+        return hits
 
     # ---- maintenance ----------------------------------------------------------------------------
     def load(self) -> "LiveIndex":
@@ -108,17 +142,38 @@ class LiveIndex:
 
     def _add(self, unit: IndexedUnit, vector: np.ndarray, *, link: bool) -> None:
         if unit.id in self.units:
-            self.remove(unit.id)
+            self._drop(unit.id)
         self.units[unit.id] = unit
         self.revision += 1
-        self._vectors[unit.id] = vector
+        if unit.status == _ARCHIVED:
+            self._cold[unit.id] = np.asarray(vector, dtype=np.float32)
+            self.cold_keyword.add(unit.id, unit.text)
+        else:
+            self._hot.add(unit.id, vector)
+            self.keyword.add(unit.id, unit.text)
         if unit.status == "draft":
             self.drafts.add(unit.id)
-        self.keyword.add(unit.id, unit.text)
+        if unit.kind == "directive" and unit.status == "active":
+            self.directives.add(unit.id)
         self.graph.add(unit)
         self.next_seq = max(self.next_seq, unit.seq + 1)
         if link:
             self._link(unit)
+
+    def archive(self, ids: Sequence[str]) -> None:
+        """Move units to the archived tier (their status is already ``archived`` in Chroma)."""
+        for unit_id in ids:
+            unit = self.units.get(unit_id)
+            if unit is None or unit.status == _ARCHIVED:
+                continue
+            unit.status = _ARCHIVED  # the light record; graph links stay as they are
+            self._cold[unit_id] = self._hot.get(unit_id).copy()
+            self._hot.discard(unit_id)
+            self.keyword.remove(unit_id)
+            self.cold_keyword.add(unit_id, unit.text)
+            self.drafts.discard(unit_id)
+            self.directives.discard(unit_id)
+        self.revision += 1
 
     def _link(self, unit: IndexedUnit) -> None:
         for source_id in unit.evidence_ids:
@@ -128,21 +183,30 @@ class LiveIndex:
 
     def replace(self, unit: IndexedUnit) -> None:
         """Metadata changed (status, confidence...): the text and vector stay."""
-        vector = self._vectors[unit.id]
-        self.remove(unit.id)
+        vector = self.vectors([unit.id])[0]
+        self._drop(unit.id)
         self.add(unit, vector)
         for citing in self._cited_by.get(unit.id, ()):  # remove() dropped their links to it
             if citing in self.units:
                 self.graph.link(citing, unit.id, "evidence")
 
     def remove(self, unit_id: str) -> None:
+        """Forget a unit entirely (deleted): no trace of its id is left in memory."""
+        self._drop(unit_id)
+        self._cited_by.pop(unit_id, None)
+
+    def _drop(self, unit_id: str) -> None:
+        """Take a unit out of every index; who cites it is kept (it may come back, as in replace)."""
         unit = self.units.pop(unit_id, None)
         if unit is None:
             return
         self.revision += 1
-        self._vectors.pop(unit_id, None)
+        self._hot.discard(unit_id)
+        self._cold.pop(unit_id, None)
         self.drafts.discard(unit_id)
+        self.directives.discard(unit_id)
         for source_id in unit.evidence_ids:
             self._cited_by.get(source_id, set()).discard(unit_id)
         self.keyword.remove(unit_id)
+        self.cold_keyword.remove(unit_id)
         self.graph.remove(unit_id)

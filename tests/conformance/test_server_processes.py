@@ -65,7 +65,8 @@ def test_concurrent_writer_processes_lose_nothing_and_others_catch_up(chroma_ser
     assert {u.id for u in bank.get_many(acked)} == set(acked)
     index = engine._live_index(bank_id)
     assert set(index.units) == set(acked) | {mine} and len(index.keyword) == 46
-    hit = bank.recall("which host runs nightly Zephyr job 7 for worker 2?", k=5).hits[0]
+    # a word only worker 2's fact 7 has: neighbour scores depend on how the writers interleaved
+    hit = bank.recall("What does host w2h7 run every night?", k=5).hits[0]
     assert hit.unit.text.startswith("worker 2 fact 7") and "keyword" in {c.channel for c in hit.channels}
 
     deleted = acked[:10]

@@ -64,7 +64,8 @@ def test_hard_delete_leaves_nothing_behind(engine):
     index = engine._live_index("u")
     with pytest.raises(NotFoundError):
         bank.get(victim)
-    assert victim not in index.units and victim not in index.keyword
+    assert victim not in index.units and victim not in index.keyword and victim not in index.cold_keyword
+    assert victim not in index._cited_by  # the digest that cited it was rewritten; no id is kept in memory
     assert not any(victim in str(n) for n in index.graph.graph.nodes)
     assert victim not in index.store.get(index.collection, [victim])
     for unit in bank.units():
@@ -80,3 +81,42 @@ def test_hard_delete_leaves_nothing_behind(engine):
     engine.delete_bank("u")
     assert engine.banks() == [] and bank.count() == 0
     assert bank.recall("planning meeting", include_archived=True, include_history=True).hits == ()
+
+
+def test_archived_units_leave_the_hot_indexes(engine, tmp_path, monkeypatch):
+    """Archiving moves units out of the keyword index and the exact dense set that default recall
+    searches, so a bank that archives most of what it holds searches only what it keeps; explicit
+    requests search the cold tier, and reopening the bank rebuilds the same split."""
+    from hindsight_core import MemoryEngine
+    from hindsight_core.storage import live_index
+
+    bank = engine.bank("u", lifecycle={"consolidate_every": 0, "active_budget": 0})
+    res = _fill(bank)
+    report = bank.enforce_budget(10)
+    index = engine._live_index("u")
+    archived = set(report.archived)
+    assert len(archived) == 25 - 9
+    for unit_id in archived:
+        assert unit_id not in index.keyword and unit_id in index.cold_keyword and unit_id not in index._hot
+    gone = next(r for r in res if r.unit_id in archived)
+    vec = index.vectors([gone.unit_id])[0]
+    assert gone.unit_id not in dict(index.dense_search(vec, 50))
+    assert index.dense_search(vec, 1, archived=True)[0][0] == gone.unit_id
+    assert gone.unit_id not in bank.recall(gone.unit.text, k=25).ids
+    assert bank.recall(gone.unit.text, k=3, include_archived=True).ids[0] == gone.unit_id
+
+    monkeypatch.setattr(live_index, "EXACT_LIMIT", 2)  # a big hot tier: Chroma's HNSW, over-fetched
+    hot_hits = index.dense_search(vec, 5)
+    assert len(hot_hits) == 5 and not {i for i, _ in hot_hits} & archived
+    exact = index._hot.search(vec, 5)
+    assert [i for i, _ in hot_hits] == [i for i, _ in exact]  # the same answer as the exact set
+    assert [s for _, s in hot_hits] == pytest.approx([s for _, s in exact], abs=1e-5)
+    monkeypatch.undo()
+
+    path = engine.path
+    engine.close()
+    reopened = MemoryEngine(path, embedder=engine.embedder)
+    again = reopened._live_index("u")
+    assert {i for i in again.units if i in again.cold_keyword} == archived
+    assert len(again._hot) == len(again.units) - len(archived)
+    reopened.close()
