@@ -42,6 +42,7 @@ def run_demo(path: str | Path = "./.hindsight-demo") -> dict[str, object]:
         res = bank.capture(text, session_id=session, mentioned_at=said)
         extra = f" redacted={list(res.redactions)}" if res.redactions else ""
         extra += f" occurred={res.occurred_at:%Y-%m-%d}" if res.occurred_at else ""
+        extra += f" supersedes={len(res.supersedes)} earlier belief(s)" if res.supersedes else ""
         print(f"importance={res.importance:.2f} reasons={list(res.reasons)}{extra}\n  {res.unit.text}")
 
     now = datetime(2024, 3, 12, tzinfo=timezone.utc)
@@ -70,6 +71,8 @@ def run_demo(path: str | Path = "./.hindsight-demo") -> dict[str, object]:
     checks = {
         "lesson_recalled": bool(lessons.hits) and "change ticket" in lessons.hits[0].unit.text,
         "port_recalled": bool(port.hits) and "port" in port.hits[0].unit.text,
+        "port_is_current": bool(result.hits) and "9090" in result.hits[0].unit.text
+        and all("8080" not in h.unit.text for h in result.hits),  # the old port was superseded, not recalled
         "pii_redacted": all("sam@example.com" not in u.text for u in reopened.bank("demo").units()),
     }
     reopened.close()

@@ -14,6 +14,11 @@ Example:
     'number changed'
     >>> contradicts("The user prefers email for urgent matters.", "The user now prefers calls for urgent matters.")
     'new value'
+    >>> contradicts("Our billing service runs on port 8080 in the eu-west cluster.",
+    ...             "We moved the billing service to port 9090 yesterday after the outage.")
+    'keyed number changed'
+    >>> contradicts("The billing service runs on port 8080.", "The billing service also serves metrics on port 9100.") is None
+    True
     >>> contradicts("Alice likes tea.", "Alice likes coffee.") is None
     True
     >>> contradicts("The billing service uses port 8080.", "The payments service uses port 9090.") is None
@@ -155,6 +160,8 @@ def contradicts(older: str, newer: str) -> str | None:
                 and not (only_a | only_b) & names  # another name changed too: another subject
                 and _one_run(a, num_a) and _one_run(b, num_b)):
             return "number changed"
+    if cue and a[0] == b[0] and a[1:2] == b[1:2] and not (only_a | only_b) & names and _keyed_change(a, b):
+        return "keyed number changed"  # "runs on port 8080 in eu-west" -> "moved ... to port 9090 yesterday"
     if (len(shared) >= 2 and 1 <= len(only_a) <= 4 and 1 <= len(only_b) <= 4
             and len(shared) / min(len(sa), len(sb)) >= 0.5 and _one_run(a, only_a) and _one_run(b, only_b)
             and not any(_is_number(t) for t in only_a | only_b)):
@@ -162,6 +169,13 @@ def contradicts(older: str, newer: str) -> str | None:
         if cue or any(t in _SINGLE for t in b[:start]):  # the attribute names come before the value
             return "new value"
     return None
+
+
+def _keyed_change(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """The same key word ("port", "version", "room") is followed by different numbers in ``a`` and ``b``."""
+    keyed_a = {x: y for x, y in zip(a, a[1:]) if _is_number(y) and not _is_number(x)}
+    keyed_b = {x: y for x, y in zip(b, b[1:]) if _is_number(y) and not _is_number(x)}
+    return any(key in keyed_b and keyed_b[key] != value for key, value in keyed_a.items())
 
 
 def _names(text: str) -> set[str]:
