@@ -178,29 +178,28 @@ class MemoryBank:
 
     def _store_batch(self, prepared: list[Prepared]) -> list[CaptureResult]:
         to_store = [p for p in prepared if p.stored]
-        vectors = self._engine.embedder.embed([p.unit.text for p in to_store]) if to_store else None
-        vec_of = {id(p): vectors[n] for n, p in enumerate(to_store)} if vectors is not None else {}
+        # row n of ``matrix`` is the vector of to_store[n]
+        matrix = np.stack(self._engine.embedder.embed([p.unit.text for p in to_store])) if to_store else None
+        row_of = {id(p): n for n, p in enumerate(to_store)}
         index = self._engine._live_index(self.id, create=bool(to_store))  # a write creates the bank
         results: list[CaptureResult] = []
         new_units: list[tuple[MemoryUnit, Any]] = []
         with index.lock:
             index.catch_up()  # units other processes wrote (server deployments) count for dedup
             # one Chroma search for the whole batch, shared by dedup and the belief check
-            matrix = np.stack([vec_of[id(p)] for p in to_store]) if to_store else np.zeros((0, 0), np.float32)
-            near_rows = index.dense_search_many(matrix, _NEIGHBOURS) if to_store else []
-            near_of = {id(p): row for p, row in zip(to_store, near_rows)}
-            row_of = {id(p): n for n, p in enumerate(to_store)}
+            near_rows = index.dense_search_many(matrix, _NEIGHBOURS) if matrix is not None else []
             pending_rows: list[int] = []  # row of ``matrix`` for each entry of new_units
             near: dict[str, list[tuple[str, float]]] = {}  # unit id -> stored neighbours, for supersession
             for p in prepared:
                 if not p.stored:
                     results.append(self._result(p, unit=None, stored=False))
                     continue
-                vec = vec_of[id(p)]
+                row = row_of[id(p)]
+                vec = matrix[row]
                 twin, pending_at = (None, None)
-                if self.config.dedup:
-                    twin, pending_at = self._find_duplicate(p.unit, near_of[id(p)], new_units,
-                                                            matrix[pending_rows] @ vec)
+                if self.config.dedup:  # pending items are earlier rows: a view, no copy of the batch
+                    twin, pending_at = self._find_duplicate(p.unit, near_rows[row], new_units,
+                                                            (matrix[:row] @ vec)[pending_rows])
                 if twin is not None:
                     merged = self._absorb(twin, p.unit)
                     if pending_at is None:
@@ -214,8 +213,8 @@ class MemoryBank:
                     results.append(self._result(p, unit=promoted, stored=True, merged=True))
                     continue
                 new_units.append((p.unit, vec))
-                pending_rows.append(row_of[id(p)])
-                near[p.unit.id] = near_of[id(p)]
+                pending_rows.append(row)
+                near[p.unit.id] = near_rows[row]
                 results.append(self._result(p, unit=p.unit, stored=True))
             new_units, results, older = supersede_on_capture(self, new_units, results, near)  # beliefs keep history
             self._write_new(new_units)

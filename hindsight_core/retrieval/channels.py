@@ -116,10 +116,11 @@ def graph_channel(
                 continue
             hop[key] = hop.get(key, 0.0) + w * graph.entity_idf(key)
     for key, w in hop.items():
+        idf = graph.entity_idf(key)
         for uid in graph.entity_units(key, ("mentions",)):
-            own = seeds.get(uid, 0.0) * graph.entity_idf(key) if seeds.get(uid, 0.0) > 0 else 0.0
-            if w - own > 1e-12:  # a seed is not its own evidence
-                act[uid] = act.get(uid, 0.0) + 0.5 * (w - own)
+            spread = w - max(seeds.get(uid, 0.0), 0.0) * idf  # a seed is not its own evidence
+            if spread > 1e-12:
+                act[uid] = act.get(uid, 0.0) + 0.5 * spread
     ranked = sorted(act.items(), key=lambda kv: (-kv[1], kv[0]))
     return ranked[:n]
 

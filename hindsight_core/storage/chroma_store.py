@@ -271,11 +271,6 @@ class ChromaStore:
             raise _storage_error("delete memory units", exc) from exc
 
     @staticmethod
-    def query(col: Any, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
-        """Top ``n`` ids by cosine similarity, best first."""
-        return ChromaStore.query_many(col, np.asarray(vector, dtype=np.float32).reshape(1, -1), n)[0]
-
-    @staticmethod
     def query_many(col: Any, vectors: np.ndarray, n: int) -> list[list[tuple[str, float]]]:
         """Top ``n`` ids by cosine similarity for each row of ``vectors``, in one call.
 
