@@ -118,7 +118,8 @@ def record_recall(bank: "MemoryBank", hit_ids: list[str], trace: dict[str, Any])
     hits = set(hit_ids)
     top = trace.get("top", {}) if isinstance(trace, dict) else {}
     scanned = {i for name in ("dense", "keyword") for i in top.get(name, ())[:10]} - hits
-    with index.lock:
+    # the state's own lock, not the bank's: recalls must not queue behind each other for a counter
+    with st.lock:
         for uid in hit_ids:
             light = index.units.get(uid)
             if light is None:
@@ -141,7 +142,8 @@ def flush_activity(bank: "MemoryBank") -> int:
     index = bank._index
     st = state(bank)
     with index.lock:
-        pending, st.pending = st.pending, {}
+        with st.lock:
+            pending, st.pending = st.pending, {}
         ids = [i for i in pending if i in index.units]
         if not ids:
             return 0

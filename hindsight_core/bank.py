@@ -18,7 +18,10 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import functools
+import logging
 import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Iterator, ParamSpec, TypeVar
@@ -31,7 +34,7 @@ from hindsight_core._render import estimate_tokens
 from hindsight_core._trust import check_evidence, corroborate
 from hindsight_core._validate import check_enum, check_ids, check_k, check_text, check_time
 from hindsight_core.config import BankConfig, RecallConfig
-from hindsight_core.errors import InvalidInputError, NotFoundError
+from hindsight_core.errors import InvalidInputError, NotFoundError, StorageError
 from hindsight_core.models import (
     CaptureItem,
     CaptureResult,
@@ -62,6 +65,17 @@ R = TypeVar("R")
 _MAX_MENTIONS = 20
 _NEIGHBOURS = 8  # stored neighbours searched per captured item: dedup looks at 3, belief updates at 8
 _NOVELTY_BELOW = 0.3  # best dense similarity under this: nothing in memory is close
+_DROPPED_RETRIES = 3  # a write that keeps finding its bank deleted under it gives up with an error
+
+log = logging.getLogger("hindsight.bank")
+
+
+@dataclasses.dataclass(slots=True)
+class _Journal:
+    """What one capture call wrote, so a failure can take it back."""
+
+    added: list[str] = dataclasses.field(default_factory=list)  # new unit ids
+    changed: dict[str, tuple[str, dict[str, Any]]] = dataclasses.field(default_factory=dict)  # id -> old record
 
 
 def _async_twin(fn: Callable[P, R]) -> Callable[P, Awaitable[R]]:
@@ -152,20 +166,21 @@ class MemoryBank:
         checked = [to_item(i) for i in items]
         check_k(batch_size, "batch_size", limit=10_000)
         kwargs = [i.model_dump() for i in checked]
-        results: list[CaptureResult] = []
         bar = None
         if progress:
             from tqdm.auto import tqdm
 
             bar = tqdm(total=len(kwargs), desc=f"capture {self.id}", unit="item")
         prepared_all = self._prepare_all(kwargs)  # validation of the whole input first
-        for start in range(0, len(prepared_all), batch_size):
-            results.extend(self._store_batch(prepared_all[start:start + batch_size]))
+        batches: list[tuple[list[Prepared], np.ndarray | None]] = []
+        for start in range(0, len(prepared_all), batch_size):  # embedding: no lock held
+            chunk = prepared_all[start:start + batch_size]
+            batches.append((chunk, self._embed(chunk)))
             if bar is not None:
-                bar.update(min(batch_size, len(prepared_all) - start))
+                bar.update(len(chunk))
         if bar is not None:
             bar.close()
-        return results
+        return self._apply(batches)
 
     def _prepare_all(self, kwargs_list: list[dict[str, Any]]) -> list[Prepared]:
         now = datetime.now(timezone.utc)
@@ -176,52 +191,131 @@ class MemoryBank:
     def _capture_batch(self, kwargs_list: list[dict[str, Any]]) -> list[CaptureResult]:
         return self._store_batch(self._prepare_all(kwargs_list))
 
+    def _embed(self, prepared: list[Prepared]) -> np.ndarray | None:
+        """Vectors of the items to store, row n for the n-th stored item (None when none is)."""
+        texts = [p.unit.text for p in prepared if p.stored]
+        return np.stack(self._engine.embedder.embed(texts)) if texts else None
+
     def _store_batch(self, prepared: list[Prepared]) -> list[CaptureResult]:
+        return self._apply([(prepared, self._embed(prepared))])
+
+    def _apply(self, batches: list[tuple[list[Prepared], np.ndarray | None]]) -> list[CaptureResult]:
+        """Store embedded batches under the bank's write lock, all or nothing.
+
+        Every write is journalled; when one fails, what the call already wrote is undone (new units
+        deleted, changed units restored) before the error is raised, so a failed call leaves no unit
+        and no mention count behind. If the undo itself fails (a full disk), the in-memory index is
+        reloaded from Chroma, so it shows exactly what was applied, and the error says so.
+        """
+        create = any(m is not None for _, m in batches)  # a write creates the bank
+        results: list[CaptureResult] = []
+        added = 0
+        with self._write_lock(create=create) as index:
+            journal = _Journal()
+            index.journal = journal
+            try:
+                index.catch_up()  # units other processes wrote (server deployments) count for dedup
+                for prepared, matrix in batches:
+                    batch_results, new = self._apply_batch(index, prepared, matrix)
+                    results += batch_results
+                    added += new
+            except BaseException as exc:
+                index.journal = None
+                self._undo(index, journal, exc)
+                raise
+            finally:
+                index.journal = None
+        after_capture(self, added)  # may queue consolidation or the budget sweep (background)
+        return results
+
+    def _apply_batch(self, index: "LiveIndex", prepared: list[Prepared],
+                     matrix: np.ndarray | None) -> tuple[list[CaptureResult], int]:
         to_store = [p for p in prepared if p.stored]
-        # row n of ``matrix`` is the vector of to_store[n]
-        matrix = np.stack(self._engine.embedder.embed([p.unit.text for p in to_store])) if to_store else None
-        row_of = {id(p): n for n, p in enumerate(to_store)}
-        index = self._engine._live_index(self.id, create=bool(to_store))  # a write creates the bank
+        row_of = {id(p): n for n, p in enumerate(to_store)}  # row n of ``matrix`` is to_store[n]'s vector
         results: list[CaptureResult] = []
         new_units: list[tuple[MemoryUnit, Any]] = []
-        with index.lock:
-            index.catch_up()  # units other processes wrote (server deployments) count for dedup
-            # one Chroma search for the whole batch, shared by dedup and the belief check
-            near_rows = index.dense_search_many(matrix, _NEIGHBOURS) if matrix is not None else []
-            pending_rows: list[int] = []  # row of ``matrix`` for each entry of new_units
-            near: dict[str, list[tuple[str, float]]] = {}  # unit id -> stored neighbours, for supersession
-            for p in prepared:
-                if not p.stored:
-                    results.append(self._result(p, unit=None, stored=False))
-                    continue
-                row = row_of[id(p)]
-                vec = matrix[row]
-                twin, pending_at = (None, None)
-                if self.config.dedup:  # pending items are earlier rows: a view, no copy of the batch
-                    twin, pending_at = self._find_duplicate(p.unit, near_rows[row], new_units,
-                                                            (matrix[:row] @ vec)[pending_rows])
-                if twin is not None:
-                    merged = self._absorb(twin, p.unit)
-                    if pending_at is None:
-                        self._rewrite(merged)
-                    else:  # its twin is earlier in this very batch, not written yet
-                        new_units[pending_at] = (merged, new_units[pending_at][1])
-                    results.append(self._result(p, unit=merged, stored=True, merged=True))
-                    continue
-                promoted, absorbed = corroborate(self, p.unit, vec)  # a user/tool confirms a model draft
-                if absorbed:
-                    results.append(self._result(p, unit=promoted, stored=True, merged=True))
-                    continue
-                new_units.append((p.unit, vec))
-                pending_rows.append(row)
-                near[p.unit.id] = near_rows[row]
-                results.append(self._result(p, unit=p.unit, stored=True))
-            new_units, results, older = supersede_on_capture(self, new_units, results, near)  # beliefs keep history
-            self._write_new(new_units)
-            for unit in older:
-                self._rewrite(unit)
-        after_capture(self, len(new_units))  # may queue consolidation or the budget sweep (background)
-        return results
+        # one search for the whole batch, shared by dedup and the belief check
+        near_rows = index.dense_search_many(matrix, _NEIGHBOURS) if matrix is not None else []
+        pending_rows: list[int] = []  # row of ``matrix`` for each entry of new_units
+        near: dict[str, list[tuple[str, float]]] = {}  # unit id -> stored neighbours, for supersession
+        for p in prepared:
+            if not p.stored:
+                results.append(self._result(p, unit=None, stored=False))
+                continue
+            row = row_of[id(p)]
+            vec = matrix[row]
+            twin, pending_at = (None, None)
+            if self.config.dedup:  # pending items are earlier rows: a view, no copy of the batch
+                twin, pending_at = self._find_duplicate(p.unit, near_rows[row], new_units,
+                                                        (matrix[:row] @ vec)[pending_rows])
+            if twin is not None:
+                merged = self._absorb(twin, p.unit)
+                if pending_at is None:
+                    self._rewrite(merged)
+                else:  # its twin is earlier in this very batch, not written yet
+                    new_units[pending_at] = (merged, new_units[pending_at][1])
+                results.append(self._result(p, unit=merged, stored=True, merged=True))
+                continue
+            promoted, absorbed = corroborate(self, p.unit, vec)  # a user/tool confirms a model draft
+            if absorbed:
+                results.append(self._result(p, unit=promoted, stored=True, merged=True))
+                continue
+            new_units.append((p.unit, vec))
+            pending_rows.append(row)
+            near[p.unit.id] = near_rows[row]
+            results.append(self._result(p, unit=p.unit, stored=True))
+        new_units, results, older = supersede_on_capture(self, new_units, results, near)  # beliefs keep history
+        self._write_new(new_units)
+        for unit in older:
+            self._rewrite(unit)
+        return results, len(new_units)
+
+    @contextlib.contextmanager
+    def _write_lock(self, *, create: bool = False) -> Iterator["LiveIndex"]:
+        """The bank's index with its write lock held.
+
+        A bank deleted (or an engine closed) while this thread waited for the lock is found
+        ``dropped``: the write goes to the bank as it is now (a fresh one when ``create``).
+        """
+        for _ in range(_DROPPED_RETRIES):
+            index = self._engine._live_index(self.id, create=create)
+            index.lock.acquire_write()
+            if not index.dropped:
+                break
+            index.lock.release_write()
+        else:
+            raise StorageError(f"bank {self.id!r} kept being deleted while this write waited; try again")
+        try:
+            yield index
+        finally:
+            index.lock.release_write()
+
+    def _undo(self, index: "LiveIndex", journal: "_Journal", exc: BaseException) -> None:
+        """Take back what a failed call wrote (the caller holds the write lock)."""
+        if not journal.added and not journal.changed:
+            return
+        try:
+            if journal.added:
+                index.store.delete(index.collection, journal.added)
+                for unit_id in journal.added:
+                    index.remove(unit_id)
+            if journal.changed:
+                ids = list(journal.changed)
+                index.store.update_metadata(index.collection, ids, [journal.changed[i][1] for i in ids])
+                for unit_id in ids:
+                    doc, meta = journal.changed[unit_id]
+                    index.replace(to_indexed(unit_id, doc, meta))
+        except Exception as undo_exc:  # noqa: BLE001 - the store refuses even the undo (full disk)
+            log.error("undo of a failed write to bank %s failed (%s); reloading it from Chroma", self.id, undo_exc)
+            try:
+                index.reload()
+            except Exception:  # noqa: BLE001 - the next call on this bank reloads it
+                index.dropped = True
+                self._engine._forget_index(self.id, index)
+            if isinstance(exc, StorageError):
+                exc.args = (f"{exc.args[0] if exc.args else exc} The undo failed too ({undo_exc}): part of this "
+                            "call may be stored; this bank's index was reloaded from Chroma, so recall shows "
+                            "exactly what is stored.",)
 
     @staticmethod
     def _result(p: Prepared, *, unit: MemoryUnit | None, stored: bool, merged: bool = False) -> CaptureResult:
@@ -286,7 +380,10 @@ class MemoryBank:
             return
         index = self._index
         records = [to_record(u, index.take_seq()) for u, _ in new_units]
-        index.store.upsert(index.collection, [r[0] for r in records], [r[1] for r in records],
+        ids = [r[0] for r in records]
+        if index.journal is not None:
+            index.journal.added += ids  # before the write: a failed upsert may have stored some
+        index.store.upsert(index.collection, ids, [r[1] for r in records],
                            [r[2] for r in records], np.stack([v for _, v in new_units]))
         for (unit_id, doc, meta), (_, vec) in zip(records, new_units):
             index.add(to_indexed(unit_id, doc, meta), vec)
@@ -298,6 +395,11 @@ class MemoryBank:
             light = index.units.get(unit.id)
             if light is None:  # merged into a unit of this very batch: not yet written
                 raise NotFoundError(f"unit {unit.id!r} is not in bank {self.id!r}")
+            journal = index.journal
+            if journal is not None and unit.id not in journal.changed and unit.id not in journal.added:
+                before = index.store.get(index.collection, [unit.id])
+                if unit.id in before:
+                    journal.changed[unit.id] = (before[unit.id][0], before[unit.id][1])
             unit_id, doc, meta = to_record(unit, light.seq)
             index.store.update_metadata(index.collection, [unit_id], [meta])
             index.replace(to_indexed(unit_id, doc, meta))
@@ -332,8 +434,8 @@ class MemoryBank:
         kind_v = None if kind is None else check_enum(kind, MemoryKind, "kind").value
         status_v = None if status is None else check_enum(status, MemoryStatus, "status").value
         index = self._index
-        with index.lock:
-            index.catch_up()
+        index.catch_up()
+        with index.lock.read():
             ids = [u.id for u in sorted(index.units.values(), key=lambda u: u.seq)
                    if (kind_v is None or u.kind == kind_v) and (status_v is None or u.status == status_v)]
         for start in range(0, len(ids), 500):
@@ -415,7 +517,7 @@ class MemoryBank:
         request = RetrievalRequest(query=query, vector=vector, as_of=now.timestamp(),
                                    k=min(k + len(excluded) + OVER_FETCH, 1000),
                                    statuses=frozenset(statuses), kinds=searchable, session_id=session_id)
-        with index.lock:
+        with index.lock.read():  # shared: recalls never wait for each other, nor for a capture's embedding
             candidates, trace = retrieve(request, index, cfg)
             candidates = filter_candidates(self, [c for c in candidates if c.id not in excluded], k, trace)
             directive_ids = sorted(index.directives, key=lambda i: index.units[i].seq)
@@ -452,8 +554,7 @@ class MemoryBank:
             NotFoundError: no such unit in this bank.
         """
         self.get(unit_id)  # raises NotFoundError with a clear message
-        index = self._index
-        with index.lock:
+        with self._write_lock() as index:
             scrub(self, unit_id)  # digests and evidence lists that name it
             index.store.delete(index.collection, [unit_id])
             index.remove(unit_id)

@@ -74,7 +74,11 @@ class MemoryEngine:
         self.llm = llm
         self._indexes: dict[str, LiveIndex] = {}
         self._queues: dict[str, BackgroundQueue] = {}
+        # Lock order (see storage/rwlock.py): a bank's lock, then ``_lock``. ``_lock`` is a leaf held
+        # only for dict look-ups; opening the store and loading a bank run under their own locks.
         self._lock = threading.RLock()
+        self._store_lock = threading.Lock()
+        self._load_locks: dict[str, threading.Lock] = {}
 
     @classmethod
     def ephemeral(cls, *, embedder: Any = None, config: BankConfig | None = None,
@@ -100,23 +104,37 @@ class MemoryEngine:
     # ---- plumbing -------------------------------------------------------------------------------
     @property
     def store(self) -> ChromaStore:
-        with self._lock:
+        store = self._store
+        if store is not None:
+            return store
+        with self._store_lock:  # opening a folder takes a while: not under the registry lock
             if self._store is None:
                 self._store = self._store_factory()
             return self._store
 
     def _live_index(self, bank_id: str, *, create: bool = False) -> LiveIndex:
         """The bank's index, loaded from Chroma on first use. Reads of a bank that does not exist
-        get an empty, uncached index: only a write (``create=True``) creates the bank."""
+        get an empty, uncached index: only a write (``create=True``) creates the bank.
+
+        Loading holds only this bank's load lock, so other banks' calls never wait for it; the
+        registry lock ``_lock`` is held for dict look-ups alone (it is safe under a bank lock).
+        """
         with self._lock:
             index = self._indexes.get(bank_id)
-            if index is None:
-                try:
-                    col = self.store.open_bank(bank_id, embedder=self.embedder.name, dim=self.embedder.dim,
-                                               create=create)
-                except NotFoundError:
-                    return LiveIndex(self.store, None, self.embedder.dim)
-                index = LiveIndex(self.store, col, self.embedder.dim).load()
+            if index is not None:
+                return index
+        with self._load_lock(bank_id):
+            with self._lock:
+                index = self._indexes.get(bank_id)
+            if index is not None:  # another thread loaded it while this one waited
+                return index
+            try:
+                col = self.store.open_bank(bank_id, embedder=self.embedder.name, dim=self.embedder.dim,
+                                           create=create)
+            except NotFoundError:
+                return LiveIndex(self.store, None, self.embedder.dim)
+            index = LiveIndex(self.store, col, self.embedder.dim).load()
+            with self._lock:
                 self._indexes[bank_id] = index
             return index
 
@@ -167,14 +185,32 @@ class MemoryEngine:
             queue = self._queues.pop(bank_id, None)
         if queue is not None:
             queue.close()  # pending reflections finish first, so nothing writes into a deleted bank
-        with self._lock:
-            index = self._indexes.pop(bank_id, None)
+        load_lock = self._load_lock(bank_id)
+        with load_lock:  # no load of this bank starts until it is dropped
+            with self._lock:
+                index = self._indexes.get(bank_id)
             if index is not None:
-                with index.lock:
-                    index.units.clear()
-            dropped = self.store.drop_bank(bank_id)
+                with index.lock:  # waits for a write in progress; order: bank lock, then _lock
+                    index.dropped = True  # writers holding a reference start again on a fresh bank
+                    with self._lock:
+                        if self._indexes.get(bank_id) is index:
+                            del self._indexes[bank_id]
+                    dropped = self.store.drop_bank(bank_id)
+                    index.clear()
+            else:
+                dropped = self.store.drop_bank(bank_id)
         if not dropped and not missing_ok:
             raise NotFoundError(f"no bank named {bank_id!r}; engine.banks() lists the existing ones")
+
+    def _forget_index(self, bank_id: str, index: LiveIndex) -> None:
+        """Drop ``index`` from the registry (if still registered): the next call loads the bank again."""
+        with self._lock:
+            if self._indexes.get(bank_id) is index:
+                del self._indexes[bank_id]
+
+    def _load_lock(self, bank_id: str) -> threading.Lock:
+        with self._lock:
+            return self._load_locks.setdefault(bank_id, threading.Lock())
 
     adelete_bank = _async_twin(delete_bank)
     abanks = _async_twin(banks)
@@ -187,7 +223,11 @@ class MemoryEngine:
         for queue in queues:
             queue.close()
         with self._lock:
-            self._indexes.clear()
+            indexes, self._indexes = list(self._indexes.values()), {}
+        for index in indexes:
+            with index.lock:  # a write in progress finishes first; later ones find the bank dropped
+                index.dropped = True
+        with self._store_lock:
             if self._store is not None:
                 self._store.close()
                 self._store = None

@@ -14,7 +14,6 @@ holds searches only what it keeps active; ``recall(include_archived=True)`` sear
 
 from __future__ import annotations
 
-import threading
 from typing import Any, Sequence
 
 import numpy as np
@@ -25,6 +24,7 @@ from hindsight_core.storage.chroma_store import ChromaStore
 from hindsight_core.storage.codec import to_indexed
 from hindsight_core.storage.graph import GraphIndex
 from hindsight_core.storage.keyword import KeywordIndex
+from hindsight_core.storage.rwlock import BankLock
 
 __all__ = ["LiveIndex", "EXACT_LIMIT"]
 
@@ -36,7 +36,13 @@ _ARCHIVED = "archived"
 
 
 class LiveIndex:
-    """In-memory view of one bank. Callers hold ``lock`` around reads and writes."""
+    """In-memory view of one bank.
+
+    Callers hold ``lock`` (a :class:`~hindsight_core.storage.rwlock.BankLock`) around reads and
+    writes: ``with index.lock.read():`` to read, ``with index.lock:`` to change it. ``dropped`` is
+    set (under the write lock) when the bank is deleted or the engine closed: a writer that finds
+    it set after taking the lock must not write, and asks the engine for the bank again.
+    """
 
     def __init__(self, store: ChromaStore, collection: Any, dim: int) -> None:
         self.store = store
@@ -53,7 +59,9 @@ class LiveIndex:
         self.directives: set[str] = set()  # ids of active directives (returned with every recall)
         self.next_seq = 0
         self.revision = 0  # bumped on every change, so callers can cache reads
-        self.lock = threading.RLock()
+        self.lock = BankLock()
+        self.dropped = False
+        self.journal: Any = None  # the running capture's undo journal (set under the write lock)
 
     # ---- BankIndex protocol ---------------------------------------------------------------------
     def dense_search(self, vector: np.ndarray, n: int, *, archived: bool = False) -> list[tuple[str, float]]:
@@ -131,6 +139,25 @@ class LiveIndex:
                     if citing in self.units:
                         self.graph.link(citing, unit.id, "evidence")
             return len(gone) + len(added)
+
+    def reload(self) -> "LiveIndex":
+        """Throw away what is in memory and load the bank again from Chroma (write lock held)."""
+        self.clear()
+        self.next_seq = 0
+        return self.load()
+
+    def clear(self) -> None:
+        """Forget everything in memory (the bank was deleted); the caller holds the write lock."""
+        self.units.clear()
+        self.keyword = KeywordIndex()
+        self.cold_keyword = KeywordIndex()
+        self.graph = GraphIndex()
+        self._hot = VectorSet(self.dim)
+        self._cold.clear()
+        self._cited_by.clear()
+        self.drafts.clear()
+        self.directives.clear()
+        self.revision += 1
 
     def take_seq(self) -> int:
         seq = self.next_seq

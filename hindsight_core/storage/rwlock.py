@@ -1,0 +1,118 @@
+"""A reentrant readers-writer lock: the one lock of a bank.
+
+Lock order of the engine (documented once, here; every module follows it):
+
+1. ``BankLock`` of one bank (this class), write or read side;
+2. the engine's registry lock (``MemoryEngine._lock``): a *leaf*, held only for dict look-ups and
+   never while waiting for anything else, so it can be taken under a bank lock;
+3. a bank's load lock (``MemoryEngine._load_locks``) is taken without any other lock held.
+
+Nothing takes a bank lock while it holds the registry lock, and no thread holds two banks'
+locks. Recalls take the read side (they share it: they never wait for each other, nor for a
+capture while it embeds, only for the short apply step of a write); writes take the write side.
+
+``with lock:`` is the write side, reentrant, so code written for an ``RLock`` keeps working.
+A thread that holds the write side may take the read side too; a thread that holds only the read
+side must not ask for the write side (it would wait for itself): :meth:`acquire_write` raises
+``RuntimeError`` instead of deadlocking.
+
+Example:
+    >>> lock = BankLock()
+    >>> with lock.read():
+    ...     with lock.read():  # reentrant
+    ...         pass
+    >>> with lock:
+    ...     with lock.read():  # a writer may read
+    ...         pass
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+__all__ = ["BankLock"]
+
+
+class BankLock:
+    """Many readers or one (reentrant) writer; waiting writers go before new readers."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._readers: dict[int, int] = {}  # thread id -> read depth
+        self._writer: int | None = None
+        self._write_depth = 0
+        self._writers_waiting = 0
+
+    # ---- write side ----------------------------------------------------------------------------
+    def acquire_write(self) -> None:
+        me = threading.get_ident()
+        with self._cond:
+            if self._writer == me:
+                self._write_depth += 1
+                return
+            if me in self._readers:
+                raise RuntimeError("a bank's read lock cannot be upgraded to its write lock; "
+                                   "take the write lock first")
+            self._writers_waiting += 1
+            try:
+                while self._writer is not None or self._readers:
+                    self._cond.wait()
+            finally:
+                self._writers_waiting -= 1
+            self._writer, self._write_depth = me, 1
+
+    def release_write(self) -> None:
+        with self._cond:
+            if self._writer != threading.get_ident():
+                raise RuntimeError("release of a bank write lock this thread does not hold")
+            self._write_depth -= 1
+            if self._write_depth == 0:
+                self._writer = None
+                self._cond.notify_all()
+
+    def __enter__(self) -> "BankLock":
+        self.acquire_write()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release_write()
+
+    # ---- read side -----------------------------------------------------------------------------
+    def acquire_read(self) -> None:
+        me = threading.get_ident()
+        with self._cond:
+            if self._writer == me or me in self._readers:  # reentrant, and a writer may read
+                self._readers[me] = self._readers.get(me, 0) + 1
+                return
+            while self._writer is not None or self._writers_waiting:
+                self._cond.wait()
+            self._readers[me] = 1
+
+    def release_read(self) -> None:
+        me = threading.get_ident()
+        with self._cond:
+            depth = self._readers.get(me, 0)
+            if depth <= 0:
+                raise RuntimeError("release of a bank read lock this thread does not hold")
+            if depth == 1:
+                del self._readers[me]
+                self._cond.notify_all()
+            else:
+                self._readers[me] = depth - 1
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        """Hold the read side for the block."""
+        self.acquire_read()
+        try:
+            yield
+        finally:
+            self.release_read()
+
+    def held_by_me(self) -> bool:
+        """Whether this thread holds either side (for assertions and re-entry checks)."""
+        me = threading.get_ident()
+        with self._cond:
+            return self._writer == me or me in self._readers
