@@ -69,7 +69,51 @@ def _check_folder(path: str) -> None:
         )
 
 
-def _storage_error(action: str, exc: Exception) -> StorageError:
+#: Words of SQLite, the OS and Chroma's Rust core when a write finds no room (lower case).
+_FULL_WORDS = ("database or disk is full", "no space left", "disk is full", "sqlite_full", "disk quota exceeded",
+               "not enough space")
+#: Chroma's own log compaction fails like this when its folder's disk is full.
+_COMPACTION_WORDS = ("error in compaction", "compaction")
+#: Below this many free bytes a compaction failure is reported as a full disk.
+LOW_DISK_BYTES = 64 * 1024 * 1024
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+
+
+def disk_full(exc: BaseException, path: str | None = None) -> bool:
+    """Whether ``exc`` says the disk is full: ``ENOSPC``/``EDQUOT``, SQLite's "database or disk is
+    full", or a Chroma compaction error while the store's disk has under :data:`LOW_DISK_BYTES` free."""
+    import errno
+    import shutil
+
+    for err in _chain(exc):
+        if isinstance(err, OSError) and err.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+            return True
+        text = str(err).lower()
+        if any(w in text for w in _FULL_WORDS):
+            return True
+        if path and any(w in text for w in _COMPACTION_WORDS):
+            try:
+                return shutil.disk_usage(path).free < LOW_DISK_BYTES
+            except OSError:
+                return False
+    return False
+
+
+def _storage_error(action: str, exc: Exception, path: str | None = None) -> StorageError:
+    if disk_full(exc, path):
+        where = f"the disk holding {path!r}" if path else "the disk of the Chroma store"
+        return StorageError(
+            f"Chroma failed to {action}: {where} is full ({exc}). Free disk space (or move the store to a bigger "
+            "disk) and retry the call. A capture that raised this was undone, unless this message says the "
+            "undo failed too."
+        )
     return StorageError(f"Chroma failed to {action}: {exc}")
 
 
@@ -77,8 +121,9 @@ class ChromaStore:
     """Thin, typed access to Chroma collections, one per bank."""
 
     def __init__(self, client: Any, *, description: str, owned_database: str | None = None,
-                 folder_lock: str | None = None, server: bool = False) -> None:
+                 folder_lock: str | None = None, server: bool = False, path: str | None = None) -> None:
         self.client = client
+        self.path = path  # the folder of an embedded store (None in memory or on a server)
         self._server = server
         self.description = description
         self._owned_database = owned_database
@@ -104,7 +149,7 @@ class ChromaStore:
                 "compatible chromadb, and not in use by an incompatible version? Point `path` to a new folder "
                 "to start fresh."
             ) from exc
-        return cls(client, description=f"embedded Chroma at {path}", folder_lock=lock)
+        return cls(client, description=f"embedded Chroma at {path}", folder_lock=lock, path=path)
 
     @classmethod
     def ephemeral(cls) -> "ChromaStore":
@@ -191,7 +236,7 @@ class ChromaStore:
         except Exception as exc:  # noqa: BLE001
             if not create:
                 raise NotFoundError(f"no bank named {bank!r} in {self.description}") from None
-            raise _storage_error(f"open bank {bank!r}", exc) from exc
+            raise _storage_error(f"open bank {bank!r}", exc, self.path) from exc
         meta = col.metadata or {}
         if meta.get(BANK_KEY) != bank:
             raise StorageError(f"collection {name!r} does not belong to bank {bank!r}; the store may be foreign")
@@ -224,11 +269,10 @@ class ChromaStore:
         except Exception as exc:  # noqa: BLE001
             if "does not exist" in str(exc).lower() or "not found" in str(exc).lower():
                 return False
-            raise _storage_error(f"delete bank {bank!r}", exc) from exc
+            raise _storage_error(f"delete bank {bank!r}", exc, self.path) from exc
 
     # ---- records --------------------------------------------------------------------------------
-    @staticmethod
-    def upsert(col: Any, ids: Sequence[str], documents: Sequence[str], metadatas: Sequence[dict[str, Any]],
+    def upsert(self, col: Any, ids: Sequence[str], documents: Sequence[str], metadatas: Sequence[dict[str, Any]],
                embeddings: np.ndarray | None) -> None:
         try:
             col.upsert(
@@ -238,14 +282,13 @@ class ChromaStore:
                 embeddings=None if embeddings is None else np.asarray(embeddings, dtype=np.float32),
             )
         except Exception as exc:  # noqa: BLE001
-            raise _storage_error("write memory units", exc) from exc
+            raise _storage_error("write memory units", exc, self.path) from exc
 
-    @staticmethod
-    def update_metadata(col: Any, ids: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
+    def update_metadata(self, col: Any, ids: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
         try:
             col.update(ids=list(ids), metadatas=list(metadatas))
         except Exception as exc:  # noqa: BLE001
-            raise _storage_error("update memory units", exc) from exc
+            raise _storage_error("update memory units", exc, self.path) from exc
 
     @staticmethod
     def get(col: Any, ids: Sequence[str], *, embeddings: bool = False) -> dict[str, tuple[str, dict[str, Any], Any]]:
@@ -263,12 +306,11 @@ class ChromaStore:
             for n, i in enumerate(res["ids"])
         }
 
-    @staticmethod
-    def delete(col: Any, ids: Sequence[str]) -> None:
+    def delete(self, col: Any, ids: Sequence[str]) -> None:
         try:
             col.delete(ids=list(ids))
         except Exception as exc:  # noqa: BLE001
-            raise _storage_error("delete memory units", exc) from exc
+            raise _storage_error("delete memory units", exc, self.path) from exc
 
     @staticmethod
     def query_many(col: Any, vectors: np.ndarray, n: int) -> list[list[tuple[str, float]]]:
