@@ -116,9 +116,8 @@ def check_evidence(bank: "MemoryBank", prepared: list[Prepared]) -> None:
     wanted = {e for p in prepared for e in p.unit.evidence_ids}
     if not wanted:
         return
-    index = bank._index
-    with index.lock:
-        index.catch_up()
+    index = bank._current()  # with what other processes wrote
+    with index.lock.read():
         unknown = sorted(wanted - index.units.keys())
     if unknown:
         raise InvalidInputError(

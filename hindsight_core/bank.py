@@ -103,6 +103,19 @@ class MemoryBank:
     def _index(self) -> "LiveIndex":
         return self._engine._live_index(self.id)
 
+    def _current(self) -> "LiveIndex":
+        """The bank's index with every change other processes made taken in (see ``LiveIndex.catch_up``)."""
+        index = self._index
+        try:
+            index.catch_up()
+        except NotFoundError:  # deleted, or dropped and created again, elsewhere: open it afresh
+            with index.lock:
+                index.dropped = True
+            self._engine._forget_index(self.id, index)
+            index = self._index
+            index.catch_up()
+        return index
+
     # ---- capture --------------------------------------------------------------------------------
     def capture(
         self,
@@ -214,7 +227,6 @@ class MemoryBank:
             journal = _Journal()
             index.journal = journal
             try:
-                index.catch_up()  # units other processes wrote (server deployments) count for dedup
                 for prepared, matrix in batches:
                     batch_results, new = self._apply_batch(index, prepared, matrix)
                     results += batch_results
@@ -281,7 +293,12 @@ class MemoryBank:
             index = self._engine._live_index(self.id, create=create)
             index.lock.acquire_write()
             if not index.dropped:
-                break
+                try:
+                    index.catch_up()  # what other processes changed counts (dedup, supersession)
+                    break
+                except NotFoundError:  # deleted (or dropped and created again) by another process
+                    index.dropped = True
+                    self._engine._forget_index(self.id, index)
             index.lock.release_write()
         else:
             raise StorageError(f"bank {self.id!r} kept being deleted while this write waited; try again")
@@ -433,8 +450,7 @@ class MemoryBank:
         """Every unit of the bank in insertion order, optionally filtered (for export and audits)."""
         kind_v = None if kind is None else check_enum(kind, MemoryKind, "kind").value
         status_v = None if status is None else check_enum(status, MemoryStatus, "status").value
-        index = self._index
-        index.catch_up()
+        index = self._current()
         with index.lock.read():
             ids = [u.id for u in sorted(index.units.values(), key=lambda u: u.seq)
                    if (kind_v is None or u.kind == kind_v) and (status_v is None or u.status == status_v)]
@@ -443,9 +459,7 @@ class MemoryBank:
 
     def count(self) -> int:
         """Number of stored units (every status)."""
-        index = self._index
-        index.catch_up()
-        return len(index.units)
+        return len(self._current().units)
 
     @property
     def revision(self) -> int:
@@ -512,8 +526,7 @@ class MemoryBank:
         searchable = (kind_set or frozenset(k.value for k in MemoryKind)) - {MemoryKind.DIRECTIVE.value}
 
         vector = self._engine.embedder.embed([query])[0]
-        index = self._index
-        index.catch_up()  # units other processes wrote or deleted since this bank was loaded
+        index = self._current()  # what other processes changed since this bank was loaded
         request = RetrievalRequest(query=query, vector=vector, as_of=now.timestamp(),
                                    k=min(k + len(excluded) + OVER_FETCH, 1000),
                                    statuses=frozenset(statuses), kinds=searchable, session_id=session_id)

@@ -104,15 +104,36 @@ class BankConfig(BaseModel):
     lifecycle: LifecycleConfig = LifecycleConfig()
 
 
+def _deep_merge(base: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` over ``base``, section by section: ``lifecycle={"consolidate_every": 0}`` keeps the
+    base's other lifecycle settings (a config *object* given as a value replaces the section whole)."""
+    out = dict(base)
+    for key, value in options.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
 def validate_options(model: type[BaseModel], base: BaseModel | None, options: dict[str, Any]) -> Any:
-    """Build ``model`` from ``base`` plus keyword ``options``, with errors that say how to fix them."""
+    """Build ``model`` from ``base`` plus keyword ``options``, with errors that say how to fix them.
+
+    Nested sections merge deeply: a dict option changes only the keys it names.
+
+    Example:
+        >>> base = BankConfig(lifecycle=LifecycleConfig(active_budget=100))
+        >>> cfg = validate_options(BankConfig, base, {"lifecycle": {"consolidate_every": 0}})
+        >>> cfg.lifecycle.active_budget, cfg.lifecycle.consolidate_every
+        (100, 0)
+    """
     known = set(model.model_fields)
     unknown = sorted(set(options) - known)
     if unknown:
         raise UnknownOptionError(
             f"unknown option(s) {unknown} for {model.__name__}; valid options are {sorted(known)}"
         )
-    data = (base.model_dump() if base is not None else {}) | options
+    data = _deep_merge(base.model_dump() if base is not None else {}, options)
     try:
         return model.model_validate(data)
     except ValidationError as exc:

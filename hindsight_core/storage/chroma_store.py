@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 import uuid
 from typing import Any, Iterator, Sequence
 
@@ -21,6 +22,10 @@ __all__ = ["ChromaStore", "BANK_KEY", "validate_bank_id"]
 
 BANK_KEY = "hindsight_bank"
 _PREFIX = "hs-"
+_LOG_PREFIX = "hslog-"  # a bank's change log; never listed as a bank (no BANK_KEY in its metadata)
+#: A reader re-reads log entries this much older than the newest it has seen, so a writer whose
+#: entry lands late (or whose clock is behind, up to this much) is still seen.
+LOG_WINDOW_NS = 10 * 1_000_000_000
 _SCAN_BATCH = 2_000
 _MAX_BANK_ID = 200
 
@@ -40,6 +45,15 @@ def _collection_name(bank: str) -> str:
     slug = re.sub(r"[^a-zA-Z0-9_-]+", "-", bank).strip("-_")[:40] or "bank"
     digest = hashlib.sha256(bank.encode()).hexdigest()[:16]
     return f"{_PREFIX}{slug}-{digest}"
+
+
+def _log_name(bank_collection: str) -> str:
+    return _LOG_PREFIX + bank_collection[len(_PREFIX):]
+
+
+def _gone(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "does not exist" in text or "not found" in text or "404" in text
 
 
 def _check_folder(path: str) -> None:
@@ -124,6 +138,11 @@ class ChromaStore:
                  folder_lock: str | None = None, server: bool = False, path: str | None = None) -> None:
         self.client = client
         self.path = path  # the folder of an embedded store (None in memory or on a server)
+        #: Whether writes are recorded in each bank's change log: only a store another engine can
+        #: share (a folder or a server) needs one; an in-memory store is this engine's alone.
+        self.logs_changes = owned_database is None
+        self.writer = uuid.uuid4().hex  # this store's id in change-log entries (its own are skipped)
+        self._logs: dict[str, Any] = {}  # bank collection id -> its change-log collection
         self._server = server
         self.description = description
         self._owned_database = owned_database
@@ -251,6 +270,12 @@ class ChromaStore:
                 f"engine's embedder {embedder!r} makes {dim}-dimensional ones. Open it with the same embedder, or "
                 "export and re-import the bank to re-embed it."
             )
+        if self.logs_changes:
+            try:
+                self._logs[str(col.id)] = self.client.get_or_create_collection(
+                    _log_name(name), embedding_function=None, metadata={"hindsight_log_of": name})
+            except Exception as exc:  # noqa: BLE001
+                raise _storage_error(f"open the change log of bank {bank!r}", exc, self.path) from exc
         return col
 
     def list_banks(self) -> list[str]:
@@ -263,13 +288,52 @@ class ChromaStore:
         )
 
     def drop_bank(self, bank: str) -> bool:
+        """Delete a bank and its change log (a reader of the log then finds the bank gone)."""
+        name = _collection_name(bank)
         try:
-            self.client.delete_collection(_collection_name(bank))
-            return True
+            self.client.delete_collection(name)
         except Exception as exc:  # noqa: BLE001
-            if "does not exist" in str(exc).lower() or "not found" in str(exc).lower():
+            if _gone(exc):
                 return False
             raise _storage_error(f"delete bank {bank!r}", exc, self.path) from exc
+        try:
+            self.client.delete_collection(_log_name(name))
+        except Exception as exc:  # noqa: BLE001 - a bank of an older version has no log
+            if not _gone(exc):
+                raise _storage_error(f"delete the change log of bank {bank!r}", exc, self.path) from exc
+        self._logs = {k: v for k, v in self._logs.items() if getattr(v, "name", None) != _log_name(name)}
+        return True
+
+    # ---- change log -----------------------------------------------------------------------------
+    def _record(self, col: Any, ids: Sequence[str], op: str) -> None:
+        """Note in the bank's change log that ``ids`` were written (``put``) or deleted."""
+        log = self._logs.get(str(getattr(col, "id", ""))) if self.logs_changes else None
+        if log is None or not ids:
+            return
+        ts = time.time_ns()
+        unique = list(dict.fromkeys(ids))
+        try:
+            log.upsert(ids=unique, embeddings=np.ones((len(unique), 1), dtype=np.float32),
+                       metadatas=[{"ts": ts, "op": op, "w": self.writer}] * len(unique))
+        except Exception as exc:  # noqa: BLE001
+            raise _storage_error("record a change", exc, self.path) from exc
+
+    def changes(self, col: Any, since_ns: int) -> list[tuple[str, int, str, str]]:
+        """Change-log entries of the bank newer than ``since_ns``: ``(unit id, ts, op, writer)``.
+
+        Raises:
+            NotFoundError: the bank (and its log) was deleted since ``col`` was opened.
+        """
+        log = self._logs.get(str(getattr(col, "id", "")))
+        if log is None:
+            return []
+        try:
+            res = log.get(where={"ts": {"$gt": int(since_ns)}}, include=["metadatas"])
+        except Exception as exc:  # noqa: BLE001
+            if _gone(exc):
+                raise NotFoundError("the bank was deleted (or dropped and created again) by another process") from None
+            raise _storage_error("read the change log", exc, self.path) from exc
+        return [(i, int(m["ts"]), str(m["op"]), str(m.get("w", ""))) for i, m in zip(res["ids"], res["metadatas"])]
 
     # ---- records --------------------------------------------------------------------------------
     def upsert(self, col: Any, ids: Sequence[str], documents: Sequence[str], metadatas: Sequence[dict[str, Any]],
@@ -283,12 +347,14 @@ class ChromaStore:
             )
         except Exception as exc:  # noqa: BLE001
             raise _storage_error("write memory units", exc, self.path) from exc
+        self._record(col, ids, "put")
 
     def update_metadata(self, col: Any, ids: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
         try:
             col.update(ids=list(ids), metadatas=list(metadatas))
         except Exception as exc:  # noqa: BLE001
             raise _storage_error("update memory units", exc, self.path) from exc
+        self._record(col, ids, "put")
 
     @staticmethod
     def get(col: Any, ids: Sequence[str], *, embeddings: bool = False) -> dict[str, tuple[str, dict[str, Any], Any]]:
@@ -311,6 +377,7 @@ class ChromaStore:
             col.delete(ids=list(ids))
         except Exception as exc:  # noqa: BLE001
             raise _storage_error("delete memory units", exc, self.path) from exc
+        self._record(col, ids, "delete")
 
     @staticmethod
     def query_many(col: Any, vectors: np.ndarray, n: int) -> list[list[tuple[str, float]]]:

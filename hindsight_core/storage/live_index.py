@@ -14,13 +14,14 @@ holds searches only what it keeps active; ``recall(include_archived=True)`` sear
 
 from __future__ import annotations
 
+import time
 from typing import Any, Sequence
 
 import numpy as np
 
 from hindsight_core.retrieval.types import IndexedUnit
 from hindsight_core.retrieval.vectors import VectorSet
-from hindsight_core.storage.chroma_store import ChromaStore
+from hindsight_core.storage.chroma_store import LOG_WINDOW_NS, ChromaStore
 from hindsight_core.storage.codec import to_indexed
 from hindsight_core.storage.graph import GraphIndex
 from hindsight_core.storage.keyword import KeywordIndex
@@ -62,6 +63,8 @@ class LiveIndex:
         self.lock = BankLock()
         self.dropped = False
         self.journal: Any = None  # the running capture's undo journal (set under the write lock)
+        self.cursor = 0  # newest change-log time seen (ns); see catch_up
+        self._applied: dict[str, int] = {}  # unit id -> change-log time already taken in
 
     # ---- BankIndex protocol ---------------------------------------------------------------------
     def dense_search(self, vector: np.ndarray, n: int, *, archived: bool = False) -> list[tuple[str, float]]:
@@ -98,6 +101,11 @@ class LiveIndex:
     # ---- maintenance ----------------------------------------------------------------------------
     def load(self) -> "LiveIndex":
         """Rebuild everything from Chroma (units in insertion order, then their stored links)."""
+        if self.collection is not None and self.store.logs_changes:  # what the scan below already holds
+            self.cursor = time.time_ns()
+            recent = self.store.changes(self.collection, self.cursor - LOG_WINDOW_NS)
+            self._applied = {i: ts for i, ts, _, _ in recent}
+            self.cursor = max([self.cursor] + list(self._applied.values()))
         records = [
             (to_indexed(i, doc, meta), emb) for i, doc, meta, emb in self.store.scan(self.collection, embeddings=True)
         ]
@@ -109,36 +117,48 @@ class LiveIndex:
         return self
 
     def catch_up(self) -> int:
-        """Take in units other processes added to (or deleted from) this bank since it was loaded.
+        """Take in what other engines changed in this bank since it was loaded (on a server, or a
+        folder two engines of this process share); returns how many units changed.
 
-        Free when no one else can write (an in-memory store, or a folder only this engine holds);
-        otherwise one ``count()`` when nothing changed. When the count differs, only the ids are
-        listed and only the missing units are read. Several processes on one bank need a Chroma
-        server (an embedded folder is for one process). Returns how many units were added or removed.
+        Every write is recorded in the bank's change log in Chroma (one entry per unit: last time
+        written or deleted), so a new unit, a superseded, invalidated or archived one
+        and a deletion are all seen, whatever the count. Free when no one else can write; else one
+        small log query, and only the changed units are read.
+
+        Raises:
+            NotFoundError: the bank was deleted (or dropped and created again) elsewhere; the
+                engine then drops this index and opens the bank afresh.
         """
-        if not self.store.may_change_elsewhere:
+        if self.collection is None or not self.store.may_change_elsewhere:
             return 0
+        rows = self.store.changes(self.collection, self.cursor - LOG_WINDOW_NS)
         with self.lock:
-            if self.store.count(self.collection) == len(self.units):
+            if rows:
+                self.cursor = max(self.cursor, max(ts for _, ts, _, _ in rows))
+            # this engine's own entries too: the log keeps one entry per unit, so a later write of
+            # ours may have replaced another writer's entry for the same unit (read the record again)
+            fresh = {i: (ts, op) for i, ts, op, _ in rows if self._applied.get(i) != ts}
+            horizon = self.cursor - 2 * LOG_WINDOW_NS
+            if len(self._applied) > 10_000:  # forget entries no query can return again
+                self._applied = {i: ts for i, ts in self._applied.items() if ts > horizon}
+            if not fresh:
                 return 0
-            stored = set(self.store.ids(self.collection))
-            gone = [i for i in self.units if i not in stored]
-            for unit_id in gone:
-                self.remove(unit_id)
-            missing = [i for i in stored if i not in self.units]
-            added: list[tuple[IndexedUnit, Any]] = []
-            for start in range(0, len(missing), 1_000):
-                found = self.store.get(self.collection, missing[start:start + 1_000], embeddings=True)
-                added += [(to_indexed(i, doc, meta), emb) for i, (doc, meta, emb) in found.items()]
-            added.sort(key=lambda r: r[0].seq)
-            for unit, emb in added:
+            self._applied.update((i, ts) for i, (ts, _) in fresh.items())
+            found = self.store.get(self.collection, [i for i, (_, op) in fresh.items() if op != "delete"],
+                                   embeddings=True)
+            for unit_id in fresh:
+                if unit_id not in found:
+                    self.remove(unit_id)
+            changed = sorted(((to_indexed(i, doc, meta), emb) for i, (doc, meta, emb) in found.items()),
+                             key=lambda r: r[0].seq)
+            for unit, emb in changed:
                 self._add(unit, np.asarray(emb, dtype=np.float32), link=False)
-            for unit, _ in added:
+            for unit, _ in changed:
                 self._link(unit)
-                for citing in self._cited_by.get(unit.id, ()):  # units that arrived before their evidence
+                for citing in self._cited_by.get(unit.id, ()):  # units that cite it (or arrived first)
                     if citing in self.units:
                         self.graph.link(citing, unit.id, "evidence")
-            return len(gone) + len(added)
+            return len(fresh)
 
     def reload(self) -> "LiveIndex":
         """Throw away what is in memory and load the bank again from Chroma (write lock held)."""
