@@ -107,13 +107,15 @@ def _load_phase(engine: Any, bank_ids: list[str], queries: list[str], threads: i
 
 
 def run(*, threads: int = 8, ops: int = 40, conversation: int = 3, embedder: Any = None,
-        single_recalls: int = 60) -> dict[str, Any]:
-    """Run the three phases; ``embedder=None`` is the bundled model (a ``HashEmbedder`` for smoke tests)."""
+        single_recalls: int = 60, seed: int | None = None) -> dict[str, Any]:
+    """Run the three phases; ``embedder=None`` is the bundled model (a ``HashEmbedder`` for smoke
+    tests); ``seed`` caps the units each bank is seeded with (default: the whole conversation)."""
     from hindsight_core import MemoryEngine
 
     from hindsight_core.config import BankConfig, validate_options
 
     items, queries, source = _corpus(conversation)
+    items = items[:seed] if seed is not None else items
     # no background consolidation: every unit counted afterwards is one this benchmark wrote
     quiet = validate_options(BankConfig, BankConfig(), {"lifecycle": {"consolidate_every": 0, "consolidate_after_s": 0}})
     engine = MemoryEngine.ephemeral(embedder=embedder, config=quiet)
