@@ -9,6 +9,7 @@ state) and a Chroma server through ``HttpClient``.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import time
 import uuid
@@ -19,6 +20,8 @@ import numpy as np
 from hindsight_core.errors import InvalidInputError, NotFoundError, SchemaVersionError, StorageError
 
 __all__ = ["ChromaStore", "BANK_KEY", "validate_bank_id"]
+
+log = logging.getLogger("hindsight.storage")
 
 BANK_KEY = "hindsight_bank"
 _PREFIX = "hs-"
@@ -143,6 +146,7 @@ class ChromaStore:
         self.logs_changes = owned_database is None
         self.writer = uuid.uuid4().hex  # this store's id in change-log entries (its own are skipped)
         self._logs: dict[str, Any] = {}  # bank collection id -> its change-log collection
+        self._scrub_pending = False  # a wipe of deleted data failed and is to be retried
         self._server = server
         self.description = description
         self._owned_database = owned_database
@@ -233,6 +237,8 @@ class ChromaStore:
                 self.client.close()
             except Exception:  # noqa: BLE001 - best effort on shutdown
                 pass
+            if self._scrub_pending:  # a wipe after a delete failed: try once more
+                self.scrub()
             from hindsight_core.storage import _folder_lock
 
             _folder_lock.release(self._folder_lock)
@@ -302,6 +308,7 @@ class ChromaStore:
             if not _gone(exc):
                 raise _storage_error(f"delete the change log of bank {bank!r}", exc, self.path) from exc
         self._logs = {k: v for k, v in self._logs.items() if getattr(v, "name", None) != _log_name(name)}
+        self.scrub()
         return True
 
     # ---- change log -----------------------------------------------------------------------------
@@ -378,6 +385,25 @@ class ChromaStore:
         except Exception as exc:  # noqa: BLE001
             raise _storage_error("delete memory units", exc, self.path) from exc
         self._record(col, ids, "delete")
+        self.scrub(ids)
+
+    def scrub(self, deleted_ids: Sequence[str] = ()) -> None:
+        """Wipe deleted units' bytes from the files of an embedded folder (see ``storage/_scrub.py``).
+
+        A failure is logged, not raised: the delete has happened; the next delete or ``close()``
+        scrubs again.
+        """
+        if self.path is None or self._folder_lock is None:
+            return
+        from hindsight_core.storage._scrub import scrub_folder
+
+        try:
+            scrub_folder(self.path, deleted_ids)
+            self._scrub_pending = False
+        except Exception as exc:  # noqa: BLE001
+            self._scrub_pending = True
+            log.warning("could not wipe deleted data from %s (%s); it is wiped at the next delete or close",
+                        self.path, exc)
 
     @staticmethod
     def query_many(col: Any, vectors: np.ndarray, n: int) -> list[list[tuple[str, float]]]:
