@@ -110,7 +110,7 @@ def filter_candidates(bank: "MemoryBank", candidates: list["Candidate"], k: int,
 def record_recall(bank: "MemoryBank", hit_ids: list[str], trace: dict[str, Any]) -> None:
     """Hits gain activity, scanned misses lose a little; written to Chroma later, in one batch."""
     cfg = bank.config.lifecycle
-    if not cfg.track_activity or not hit_ids:
+    if not cfg.track_activity or not hit_ids or bank._engine.store.read_only:
         return
     index = bank._index
     st = state(bank)

@@ -40,6 +40,8 @@ class MemoryEngine:
             ``LLMReflector(chat_model)``.
         llm: An optional chat model for the lifecycle (contradiction judge, consolidation); without
             one they run on rules and extractive clustering. Settable later: ``engine.llm = model``.
+        read_only: ``None`` (default) opens a folder this process cannot write read-only; ``True``
+            always opens it read-only (recall, get and export work; writes raise ``StorageError``).
 
     Nothing is opened or loaded until first use, so constructing an engine is free.
     Use :meth:`ephemeral` for an in-memory engine and :meth:`from_http` for a Chroma server.
@@ -59,6 +61,7 @@ class MemoryEngine:
         config: BankConfig | None = None,
         reflector: Any = None,
         llm: Any = None,
+        read_only: bool | None = None,
         _store_factory: Any = None,
     ) -> None:
         if not isinstance(path, (str, os.PathLike)):
@@ -68,7 +71,9 @@ class MemoryEngine:
         self.path = os.fspath(path)
         self.config = config or BankConfig()
         self.embedder: Embedder = resolve_embedder(embedder)
-        self._store_factory = _store_factory or (lambda: ChromaStore.persistent(self.path))
+        if read_only is not None and not isinstance(read_only, bool):
+            raise InvalidInputError(f"read_only must be True, False or None, not {read_only!r}")
+        self._store_factory = _store_factory or (lambda: ChromaStore.persistent(self.path, read_only=read_only))
         self._store: ChromaStore | None = None
         self.reflector = reflector or RuleReflector()
         self.llm = llm
@@ -100,6 +105,11 @@ class MemoryEngine:
 
     def __repr__(self) -> str:
         return f"MemoryEngine({self.path!r})"
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store was opened read-only (writes raise :class:`StorageError`)."""
+        return self.store.read_only
 
     # ---- plumbing -------------------------------------------------------------------------------
     @property

@@ -54,9 +54,10 @@ def acquire(path: str) -> str:
             os.close(fd)
             raise StorageError(
                 f"the memory store at {path!r} is in use by another process (pid {holder}). An embedded store "
-                "serves one process at a time; to share memory between processes run a Chroma server "
-                f"(`chroma run --path {path} --host 127.0.0.1 --port 8000`) and open it with "
-                "MemoryEngine.from_http('127.0.0.1', 8000)."
+                "serves one process at a time: use another folder, or wait until that process has exited. "
+                "Do not point a Chroma server at this folder while that process holds it (two writers corrupt "
+                "it). To share one store between processes, stop every process using the folder, then serve it "
+                "with a Chroma server and open it with MemoryEngine.from_http(host, port) in each process."
             ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import shutil
 import time
 import uuid
 from typing import Any, Iterator, Sequence
@@ -57,33 +58,6 @@ def _log_name(bank_collection: str) -> str:
 def _gone(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "does not exist" in text or "not found" in text or "404" in text
-
-
-def _check_folder(path: str) -> None:
-    """Refuse a ``chroma.sqlite3`` that is not a Chroma database before Chroma migrates (writes) it."""
-    import os
-    import sqlite3
-
-    db = os.path.join(path, "chroma.sqlite3")
-    if not os.path.isfile(db) or os.path.getsize(db) == 0:
-        return
-    try:
-        con = sqlite3.connect(db)  # read-write only so SQLite can recover a crashed writer's journal
-        try:
-            con.execute("pragma query_only = 1")
-            tables = {row[0] for row in con.execute("select name from sqlite_master where type='table'")}
-        finally:
-            con.close()
-    except sqlite3.Error as exc:
-        raise StorageError(
-            f"could not open a Chroma store at {path!r}: {db} is not a readable SQLite database ({exc}). "
-            "Point `path` to a new folder to start fresh, or restore the folder from a backup."
-        ) from None
-    if tables and not {"collections", "embeddings_queue", "migrations"} <= tables:
-        raise StorageError(
-            f"could not open a Chroma store at {path!r}: {db} is an SQLite database of another program "
-            f"(tables {sorted(tables)[:5]}), left untouched. Point `path` to a new folder to start fresh."
-        )
 
 
 #: Words of SQLite, the OS and Chroma's Rust core when a write finds no room (lower case).
@@ -147,6 +121,8 @@ class ChromaStore:
         self.writer = uuid.uuid4().hex  # this store's id in change-log entries (its own are skipped)
         self._logs: dict[str, Any] = {}  # bank collection id -> its change-log collection
         self._scrub_pending = False  # a wipe of deleted data failed and is to be retried
+        self.read_only = False  # opened read-only: every write raises (see ``persistent``)
+        self._copy: str | None = None  # the private copy a read-only store reads
         self._server = server
         self.description = description
         self._owned_database = owned_database
@@ -154,17 +130,36 @@ class ChromaStore:
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
-    def persistent(cls, path: str) -> "ChromaStore":
+    def persistent(cls, path: str, *, read_only: bool | None = None) -> "ChromaStore":
+        """The embedded store in folder ``path``, created (crash-safely) if missing.
+
+        ``read_only=None`` opens a folder this process cannot write read-only; ``True`` always does.
+        A read-only store is read from a private copy: recall, get and export work, writes raise.
+        """
         import chromadb
         from chromadb.config import Settings
 
-        from hindsight_core.storage import _folder_lock
+        from hindsight_core.storage import _folder_init, _folder_lock
 
+        if read_only or (read_only is None and _folder_init.is_read_only(path)):
+            copy = _folder_init.read_only_copy(path)
+            try:
+                client = chromadb.PersistentClient(path=copy, settings=Settings(anonymized_telemetry=False))
+                client.list_collections(limit=1)
+            except Exception as exc:  # noqa: BLE001
+                shutil.rmtree(copy, ignore_errors=True)
+                raise StorageError(f"could not open the Chroma store at {path!r} read-only ({exc})") from exc
+            store = cls(client, description=f"embedded Chroma at {path} (read-only)", path=path)
+            store.read_only, store._copy, store.logs_changes = True, copy, False
+            return store
         lock = _folder_lock.acquire(path)  # one process per folder; see storage/_folder_lock.py
         try:
-            _check_folder(path)
+            _folder_init.prepare_folder(path)  # a kill at any moment of a creation leaves a folder that opens
             client = chromadb.PersistentClient(path=path, settings=Settings(anonymized_telemetry=False))
             client.list_collections(limit=1)
+        except StorageError:
+            _folder_lock.release(lock)
+            raise
         except Exception as exc:  # noqa: BLE001 - any failure here means an unusable folder
             _folder_lock.release(lock)
             raise StorageError(
@@ -221,6 +216,13 @@ class ChromaStore:
         return _folder_lock.holders(self._folder_lock) > 1
 
     def close(self) -> None:
+        if self._copy is not None:
+            try:
+                self.client.close()
+            except Exception:  # noqa: BLE001 - best effort on shutdown
+                pass
+            shutil.rmtree(self._copy, ignore_errors=True)
+            self._copy = None
         if self._owned_database is not None:
             import chromadb
             from chromadb.config import Settings
@@ -244,10 +246,23 @@ class ChromaStore:
             _folder_lock.release(self._folder_lock)
             self._folder_lock = None
 
+    def _check_writable(self, action: str) -> None:
+        if self.read_only:
+            raise StorageError(
+                f"cannot {action}: {self.description} is open read-only (its folder is not writable by this "
+                "process, or read_only=True). Recall, get and export work; to write, open a writable folder "
+                "(e.g. a copy of this one)."
+            )
+
     # ---- banks ----------------------------------------------------------------------------------
     def open_bank(self, bank: str, *, embedder: str, dim: int, create: bool = True) -> Any:
         """Return the bank's collection, creating it if asked; checks it was made with this embedder."""
         name = _collection_name(bank)
+        if create and self.read_only:
+            try:
+                return self.open_bank(bank, embedder=embedder, dim=dim, create=False)
+            except NotFoundError:
+                self._check_writable(f"create bank {bank!r}")
         try:
             if create:
                 col = self.client.get_or_create_collection(
@@ -295,6 +310,7 @@ class ChromaStore:
 
     def drop_bank(self, bank: str) -> bool:
         """Delete a bank and its change log (a reader of the log then finds the bank gone)."""
+        self._check_writable(f"delete bank {bank!r}")
         name = _collection_name(bank)
         try:
             self.client.delete_collection(name)
@@ -345,6 +361,7 @@ class ChromaStore:
     # ---- records --------------------------------------------------------------------------------
     def upsert(self, col: Any, ids: Sequence[str], documents: Sequence[str], metadatas: Sequence[dict[str, Any]],
                embeddings: np.ndarray | None) -> None:
+        self._check_writable("write memory units")
         try:
             col.upsert(
                 ids=list(ids),
@@ -357,6 +374,7 @@ class ChromaStore:
         self._record(col, ids, "put")
 
     def update_metadata(self, col: Any, ids: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
+        self._check_writable("update memory units")
         try:
             col.update(ids=list(ids), metadatas=list(metadatas))
         except Exception as exc:  # noqa: BLE001
@@ -380,6 +398,7 @@ class ChromaStore:
         }
 
     def delete(self, col: Any, ids: Sequence[str]) -> None:
+        self._check_writable("delete memory units")
         try:
             col.delete(ids=list(ids))
         except Exception as exc:  # noqa: BLE001
