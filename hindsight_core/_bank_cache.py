@@ -44,7 +44,8 @@ class CacheConfig(BaseModel):
     """How much of the store one engine keeps in memory, and its background pool.
 
     The defaults fit a process serving thousands of banks in a few GB: 1,000 loaded banks of any
-    size, 250,000 loaded units in all (about 1.5 GB of index at ~6 KB per unit with 384-dim vectors).
+    size, 250,000 loaded units in all (about 1.5 GB of index at ~6 KB per unit with 384-dim vectors),
+    and 512 banks' HNSW indexes inside an embedded Chroma (~1 GB).
 
     Example:
         >>> from hindsight_core import MemoryEngine
@@ -64,6 +65,9 @@ class CacheConfig(BaseModel):
                          description="Threads running background reflection and consolidation for every bank.")
     snapshots: bool = Field(True, description="Persist large banks' derived indexes beside an embedded store so they "
                                               "reopen without a rebuild (storage/snapshot.py).")
+    chroma_hnsw_cache: int | None = Field(
+        512, ge=1, description="Banks whose HNSW index an embedded Chroma keeps loaded (~2 MB each); None keeps "
+                               "Chroma's own bound (open-file limit / 5). See storage/_chroma_cache.py.")
     snapshot_min_units: int = Field(SNAPSHOT_MIN_UNITS, ge=0,
                                     description="Banks smaller than this are not snapshotted (they rebuild in ms).")
 

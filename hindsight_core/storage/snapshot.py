@@ -40,6 +40,7 @@ Example:
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import io
 import json
@@ -158,9 +159,15 @@ class SnapshotDir:
         revision = chroma_revision(self.store_folder, str(col.id))
         if revision is None:
             return False
-        with index.lock:
-            payload = pickle.dumps(index.export_state(), protocol=pickle.HIGHEST_PROTOCOL)
-            count = len(index.units)
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            with index.lock:
+                payload = pickle.dumps(index.export_state(), protocol=pickle.HIGHEST_PROTOCOL)
+                count = len(index.units)
+        finally:
+            if gc_was_on:
+                gc.enable()
         header = json.dumps({"snapshot_version": SNAPSHOT_VERSION, "schema_version": SCHEMA_VERSION,
                              "collection_id": str(col.id), "dim": index.dim, "count": count, "revision": revision,
                              "sha256": hashlib.sha256(payload).hexdigest()}).encode()
@@ -232,6 +239,8 @@ class SnapshotDir:
         stored = index.store.count(index.collection)
         if header.get("count") != stored:
             return f"it holds {header.get('count')} units, Chroma {stored}"
+        gc_was_on = gc.isenabled()
+        gc.disable()  # millions of small dicts: the cyclic GC would rescan them on every batch of allocations
         try:
             state = _Unpickler(io.BytesIO(payload)).load()
             if not isinstance(state, dict) or len(state.get("units", ())) != stored:
@@ -240,4 +249,7 @@ class SnapshotDir:
                 index.import_state(state)
         except Exception as exc:  # noqa: BLE001 - any bad payload means: rebuild
             return f"unreadable payload ({type(exc).__name__}: {exc})"
+        finally:
+            if gc_was_on:
+                gc.enable()
         return None
