@@ -11,6 +11,7 @@ Example:
     - [...] Remember: the staging database is db-staging-2.
 """
 
+from hindsight_core._bank_cache import CacheConfig
 from hindsight_core.bank import MemoryBank
 from hindsight_core.config import BankConfig, GateConfig, PIIConfig, RecallConfig
 from hindsight_core.embeddings import Embedder
@@ -57,6 +58,7 @@ __all__ = [
     "RecallConfig",
     "PIIConfig",
     "GateConfig",
+    "CacheConfig",
     "Embedder",
     "HindsightError",
     "InvalidInputError",

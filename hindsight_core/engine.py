@@ -11,18 +11,22 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 import threading
 from typing import Any, Iterator
 
+from hindsight_core._bank_cache import BankCache, CacheConfig
 from hindsight_core.bank import MemoryBank, _async_twin
 from hindsight_core.config import BankConfig, validate_options
 from hindsight_core.embeddings import Embedder, resolve_embedder
 from hindsight_core.errors import InvalidInputError, NotFoundError
 from hindsight_core.storage.chroma_store import ChromaStore, validate_bank_id
-from hindsight_core.lifecycle.background import BackgroundQueue
+from hindsight_core.lifecycle.background import BackgroundQueue, WorkerPool
 from hindsight_core.lifecycle.reflect import RuleReflector
 from hindsight_core.storage.live_index import LiveIndex
+from hindsight_core.storage.snapshot import SnapshotDir
 
 __all__ = ["MemoryEngine"]
 
@@ -42,6 +46,9 @@ class MemoryEngine:
             one they run on rules and extractive clustering. Settable later: ``engine.llm = model``.
         read_only: ``None`` (default) opens a folder this process cannot write read-only; ``True``
             always opens it read-only (recall, get and export work; writes raise ``StorageError``).
+        cache: A :class:`~hindsight_core._bank_cache.CacheConfig`: how many banks (and units) stay
+            loaded, the background pool's size, Chroma's HNSW cache and index snapshots. Defaults:
+            1,000 banks, 250,000 units, 4 background threads, 512 Chroma indexes, snapshots on.
 
     Nothing is opened or loaded until first use, so constructing an engine is free.
     Use :meth:`ephemeral` for an in-memory engine and :meth:`from_http` for a Chroma server.
@@ -62,23 +69,34 @@ class MemoryEngine:
         reflector: Any = None,
         llm: Any = None,
         read_only: bool | None = None,
+        cache: CacheConfig | None = None,
         _store_factory: Any = None,
     ) -> None:
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidInputError(f"path must be a folder path, not {type(path).__name__}")
         if config is not None and not isinstance(config, BankConfig):
             raise InvalidInputError("config must be a hindsight_core.BankConfig")
+        if cache is not None and not isinstance(cache, CacheConfig):
+            raise InvalidInputError("cache must be a hindsight_core.CacheConfig")
         self.path = os.fspath(path)
         self.config = config or BankConfig()
         self.embedder: Embedder = resolve_embedder(embedder)
         if read_only is not None and not isinstance(read_only, bool):
             raise InvalidInputError(f"read_only must be True, False or None, not {read_only!r}")
-        self._store_factory = _store_factory or (lambda: ChromaStore.persistent(self.path, read_only=read_only))
+        self.cache_config = cache or CacheConfig()
+        self._store_factory = _store_factory or (lambda: ChromaStore.persistent(
+            self.path, read_only=read_only, hnsw_cache=self.cache_config.chroma_hnsw_cache))
         self._store: ChromaStore | None = None
         self.reflector = reflector or RuleReflector()
         self.llm = llm
-        self._indexes: dict[str, LiveIndex] = {}
-        self._queues: dict[str, BackgroundQueue] = {}
+        self._pool = WorkerPool(self.cache_config.workers)
+        # loaded banks, bounded (LRU); see _bank_cache.py for when a bank counts as in use
+        self._indexes: BankCache[LiveIndex] = BankCache(
+            self.cache_config.max_banks, self.cache_config.max_units,
+            busy=lambda bank_id: self._pool.busy(bank_id), evicted=self._evicted)
+        self._snapshots = (  # embedded folders only: one process owns them
+            SnapshotDir(self.path, min_units=self.cache_config.snapshot_min_units, save=self.cache_config.snapshots)
+            if _store_factory is None else None)
         # Lock order (see storage/rwlock.py): a bank's lock, then ``_lock``. ``_lock`` is a leaf held
         # only for dict look-ups; opening the store and loading a bank run under their own locks.
         self._lock = threading.RLock()
@@ -87,20 +105,20 @@ class MemoryEngine:
 
     @classmethod
     def ephemeral(cls, *, embedder: Any = None, config: BankConfig | None = None,
-                  reflector: Any = None, llm: Any = None) -> "MemoryEngine":
+                  reflector: Any = None, llm: Any = None, cache: CacheConfig | None = None) -> "MemoryEngine":
         """An engine whose memory lives only in this process (tests, notebooks, demos)."""
-        return cls(":memory:", embedder=embedder, config=config, reflector=reflector, llm=llm,
+        return cls(":memory:", embedder=embedder, config=config, reflector=reflector, llm=llm, cache=cache,
                    _store_factory=ChromaStore.ephemeral)
 
     @classmethod
     def from_http(
         cls, host: str = "localhost", port: int = 8000, *, embedder: Any = None, config: BankConfig | None = None,
-        reflector: Any = None, **client_kwargs: Any,
+        reflector: Any = None, cache: CacheConfig | None = None, **client_kwargs: Any,
     ) -> "MemoryEngine":
         """An engine on a Chroma server (``chroma run --path ./data --port 8000``); same behaviour."""
         if not isinstance(port, int) or isinstance(port, bool):
             raise InvalidInputError(f"port must be an int, not {type(port).__name__}")
-        return cls(f"http://{host}:{port}", embedder=embedder, config=config, reflector=reflector,
+        return cls(f"http://{host}:{port}", embedder=embedder, config=config, reflector=reflector, cache=cache,
                    _store_factory=lambda: ChromaStore.http(host, port, **client_kwargs))
 
     def __repr__(self) -> str:
@@ -129,13 +147,11 @@ class MemoryEngine:
         Loading holds only this bank's load lock, so other banks' calls never wait for it; the
         registry lock ``_lock`` is held for dict look-ups alone (it is safe under a bank lock).
         """
-        with self._lock:
-            index = self._indexes.get(bank_id)
-            if index is not None:
-                return index
+        index = self._indexes.get(bank_id)  # the cache has its own lock
+        if index is not None:
+            return index
         with self._load_lock(bank_id):
-            with self._lock:
-                index = self._indexes.get(bank_id)
+            index = self._indexes.get(bank_id)
             if index is not None:  # another thread loaded it while this one waited
                 return index
             try:
@@ -143,30 +159,32 @@ class MemoryEngine:
                                            create=create)
             except NotFoundError:
                 return LiveIndex(self.store, None, self.embedder.dim)
-            index = LiveIndex(self.store, col, self.embedder.dim).load()
-            with self._lock:
-                self._indexes[bank_id] = index
-            return index
+            index = LiveIndex(self.store, col, self.embedder.dim).load(
+                None if self._snapshots is None else functools.partial(self._snapshots.restore, bank_id))
+            self._indexes.put(bank_id, index)
+        return index
+
+    def _evicted(self, bank_id: str, index: LiveIndex) -> None:
+        """An idle bank left the cache: keep its derived indexes on disk for a fast reopen."""
+        if self._snapshots is not None:
+            try:
+                self._snapshots.save(bank_id, index)
+            except OSError as exc:  # a snapshot is an optimisation: the next open rebuilds
+                logging.getLogger("hindsight.snapshot").warning("could not snapshot bank %r: %s", bank_id, exc)
 
     def _queue(self, bank_id: str) -> BackgroundQueue:
-        with self._lock:
-            queue = self._queues.get(bank_id)
-            if queue is None:
-                queue = self._queues[bank_id] = BackgroundQueue(f"reflect-{bank_id}")
-            return queue
+        """The bank's background queue (its jobs run in order on the engine's shared worker pool)."""
+        return self._pool.queue(bank_id)
 
     def drain(self, timeout: float | None = 60.0) -> bool:
         """Wait for background reflection of every bank to finish. False if it timed out."""
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0):
             raise InvalidInputError(f"timeout must be None or a number of seconds >= 0, not {timeout!r}")
-        with self._lock:
-            queues = list(self._queues.values())
-        return all(q.drain(timeout) for q in queues)
+        return self._pool.drain(timeout)
 
     def background_failures(self) -> list[Any]:
         """Background jobs that failed after their retries (each with its error), for every bank."""
-        with self._lock:
-            return [f for q in self._queues.values() for f in q.failures]
+        return self._pool.failures()
 
     # ---- banks ----------------------------------------------------------------------------------
     def bank(self, bank_id: str, **options: Any) -> MemoryBank:
@@ -191,24 +209,19 @@ class MemoryEngine:
             NotFoundError: the bank does not exist (unless ``missing_ok``).
         """
         validate_bank_id(bank_id)
-        with self._lock:
-            queue = self._queues.pop(bank_id, None)
-        if queue is not None:
-            queue.close()  # pending reflections finish first, so nothing writes into a deleted bank
-        load_lock = self._load_lock(bank_id)
-        with load_lock:  # no load of this bank starts until it is dropped
-            with self._lock:
-                index = self._indexes.get(bank_id)
+        self._pool.close_queue(bank_id)  # pending reflections finish first, so nothing writes into a deleted bank
+        with self._load_lock(bank_id):  # no load of this bank starts until it is dropped
+            index = self._indexes.get(bank_id)
             if index is not None:
                 with index.lock:  # waits for a write in progress; order: bank lock, then _lock
                     index.dropped = True  # writers holding a reference start again on a fresh bank
-                    with self._lock:
-                        if self._indexes.get(bank_id) is index:
-                            del self._indexes[bank_id]
+                    self._indexes.pop(bank_id)
                     dropped = self.store.drop_bank(bank_id)
                     index.clear()
             else:
                 dropped = self.store.drop_bank(bank_id)
+            if self._snapshots is not None:
+                self._snapshots.discard(bank_id)
         if not dropped and not missing_ok:
             raise NotFoundError(f"no bank named {bank_id!r}; engine.banks() lists the existing ones")
 
@@ -216,7 +229,7 @@ class MemoryEngine:
         """Drop ``index`` from the registry (if still registered): the next call loads the bank again."""
         with self._lock:
             if self._indexes.get(bank_id) is index:
-                del self._indexes[bank_id]
+                self._indexes.pop(bank_id)
 
     def _load_lock(self, bank_id: str) -> threading.Lock:
         with self._lock:
@@ -227,16 +240,14 @@ class MemoryEngine:
 
     # ---- lifecycle ------------------------------------------------------------------------------
     def close(self) -> None:
-        """Finish background work, release in-memory indexes (and an in-memory store's data)."""
-        with self._lock:
-            queues, self._queues = list(self._queues.values()), {}
-        for queue in queues:
-            queue.close()
-        with self._lock:
-            indexes, self._indexes = list(self._indexes.values()), {}
-        for index in indexes:
+        """Finish background work and stop its threads, snapshot and release in-memory indexes
+        (and an in-memory store's data). The engine stays usable: it reopens what it needs."""
+        pool, self._pool = self._pool, WorkerPool(self.cache_config.workers)
+        pool.close()
+        for bank_id, index in self._indexes.clear():
             with index.lock:  # a write in progress finishes first; later ones find the bank dropped
                 index.dropped = True
+                self._evicted(bank_id, index)
         with self._store_lock:
             if self._store is not None:
                 self._store.close()

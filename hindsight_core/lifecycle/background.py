@@ -1,7 +1,24 @@
-"""Background work per bank: a bounded queue, debounced per key, retried, never silently lost.
+"""Background work: one small worker pool per engine, one serial queue per bank.
+
+Reflection, consolidation, activity flushes and budget sweeps run off the caller's thread. Every bank
+gets a :class:`BackgroundQueue` (a plain object, no thread): its jobs run one at a time, in submission
+order, debounced per key. The queues share the engine's :class:`WorkerPool`, a fixed handful of
+threads (:data:`DEFAULT_WORKERS`), so 10,000 banks that ended an episode cost 10,000 small queues,
+not 10,000 threads. A worker takes the queue whose next job is due first among the queues no other
+worker is running, so one bank's jobs never overlap and never reorder.
 
 Jobs that keep failing are logged at ERROR level and kept in :attr:`BackgroundQueue.failures`
-so a caller (or a health check) can see and replay them.
+(and :meth:`WorkerPool.failures`) so a caller (or a health check) can see and replay them.
+
+Example:
+    >>> pool = WorkerPool(workers=2)
+    >>> seen = []
+    >>> for n in range(3):
+    ...     pool.queue("alice").submit(f"job-{n}", lambda n=n: seen.append(n))
+    >>> pool.drain(10), seen
+    (True, [0, 1, 2])
+    >>> pool.close()
+    True
 """
 
 from __future__ import annotations
@@ -12,11 +29,18 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from hindsight_core.errors import HindsightError
+from hindsight_core.errors import HindsightError, InvalidInputError
 
-__all__ = ["BackgroundQueue", "FailedJob"]
+__all__ = ["BackgroundQueue", "FailedJob", "WorkerPool", "DEFAULT_WORKERS"]
 
 log = logging.getLogger("hindsight.background")
+
+#: Worker threads per engine. Background jobs are short and mostly wait on Chroma or an LLM; four
+#: keep a slow LLM reflection from holding up every other bank while staying far under the issue's
+#: 16-thread ceiling for a process serving thousands of banks.
+DEFAULT_WORKERS = 4
+#: A worker with nothing to do for this long exits; the pool starts one again on the next job.
+_IDLE_EXIT_S = 30.0
 
 
 @dataclass
@@ -28,32 +52,44 @@ class FailedJob:
 
 
 class BackgroundQueue:
-    """One worker thread running jobs in submission order.
+    """One bank's jobs, run in submission order by the shared pool, never two at once.
 
     A job submitted again under the same ``key`` before it started replaces the earlier one and
     restarts its debounce delay (so a burst of triggers for one episode runs once).
+    Get one from :meth:`WorkerPool.queue`; it holds no thread of its own.
     """
 
-    def __init__(self, name: str, *, maxsize: int = 256, debounce_s: float = 0.2, retries: int = 3,
-                 backoff_s: float = 0.5) -> None:
-        self.name = name
+    def __init__(self, key: str, pool: "WorkerPool", *, maxsize: int = 256, debounce_s: float = 0.2,
+                 retries: int = 3, backoff_s: float = 0.5) -> None:
+        self.key = key
+        self.name = f"{pool.name}-{key}"
         self.maxsize = maxsize
         self.debounce_s = debounce_s
         self.retries = retries
         self.backoff_s = backoff_s
         self.failures: list[FailedJob] = []
+        self._pool = pool
+        self._cond = pool._cond  # one condition for the pool and all its queues
         self._pending: dict[str, tuple[float, Callable[[], object]]] = {}
-        self._cond = threading.Condition()
-        self._running = 0
+        self._running = False
         self._closed = False
-        self._thread: threading.Thread | None = None
+
+    @property
+    def busy(self) -> bool:
+        """True while a job of this queue is waiting or running."""
+        with self._cond:
+            return bool(self._pending) or self._running
 
     def submit(self, key: str, job: Callable[[], object], *, block_s: float = 10.0) -> None:
         """Queue ``job``; waits up to ``block_s`` for room, then raises (the caller can run it inline)."""
         deadline = time.monotonic() + block_s
         with self._cond:
-            if self._closed:
+            if self._closed or self._pool._closed:
                 raise HindsightError(f"background queue {self.name!r} is closed")
+            current = self._pool._queues.setdefault(self.key, self)  # an idle queue may have been dropped
+            if current is not self:
+                current.submit(key, job, block_s=block_s)
+                return
             while key not in self._pending and len(self._pending) >= self.maxsize:
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -64,10 +100,7 @@ class BackgroundQueue:
                 self._cond.wait(left)
             self._pending.pop(key, None)  # re-insert: debounced jobs go to the back
             self._pending[key] = (time.monotonic() + self.debounce_s, job)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._work, name=f"hindsight-{self.name}", daemon=True)
-                self._thread.start()
-            self._cond.notify_all()
+            self._pool._wake(self)
 
     def drain(self, timeout: float | None = None) -> bool:
         """Wait until every queued job ran (or failed for good). Returns False on timeout."""
@@ -81,45 +114,170 @@ class BackgroundQueue:
         return True
 
     def close(self, timeout: float | None = 30.0) -> bool:
+        """Let queued jobs finish (up to ``timeout``), then refuse new ones."""
         done = self.drain(timeout)
         with self._cond:
             self._closed = True
             self._cond.notify_all()
         return done
 
-    def _next(self) -> tuple[str, Callable[[], object]] | None:
+    def _due(self) -> float | None:
+        """When the next job may start (caller holds the condition); None if nothing can start."""
+        if self._running or not self._pending:
+            return None
+        return next(iter(self._pending.values()))[0]
+
+    def _run(self, key: str, job: Callable[[], object]) -> None:
+        for attempt in range(1, self.retries + 1):
+            try:
+                job()
+                return
+            except Exception as exc:  # noqa: BLE001 - logged, retried, then kept
+                if attempt == self.retries:
+                    log.error("background job %s failed after %d attempts: %s", key, attempt, exc)
+                    with self._cond:
+                        self.failures.append(FailedJob(key, exc, attempt, job))
+                else:
+                    log.warning("background job %s failed (attempt %d): %s; retrying", key, attempt, exc)
+                    time.sleep(self.backoff_s * attempt)
+
+
+class WorkerPool:
+    """A fixed number of worker threads serving any number of per-bank :class:`BackgroundQueue` s.
+
+    Threads start on demand (at most ``workers``), exit after a while without work, and are
+    joined by :meth:`close`. Idle queues without failures are dropped, so the pool's memory
+    follows the banks with work in flight, not every bank ever touched.
+    """
+
+    def __init__(self, workers: int = DEFAULT_WORKERS, *, name: str = "reflect") -> None:
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise InvalidInputError(f"workers must be an int >= 1, not {workers!r}")
+        self.workers = workers
+        self.name = name
+        self._cond = threading.Condition()
+        self._queues: dict[str, BackgroundQueue] = {}
+        self._ready: dict[BackgroundQueue, None] = {}  # queues with a job waiting and none running
+        self._threads: list[threading.Thread] = []
+        self._idle = 0
+        self._closed = False
+
+    def queue(self, key: str) -> BackgroundQueue:
+        """The queue of ``key`` (a bank id), created on first use."""
+        with self._cond:
+            if self._closed:
+                raise HindsightError(f"worker pool {self.name!r} is closed")
+            queue = self._queues.get(key)
+            if queue is None:
+                queue = self._queues[key] = BackgroundQueue(key, self)
+            return queue
+
+    def busy(self, key: str) -> bool:
+        """True while ``key``'s queue has a job waiting or running."""
+        with self._cond:
+            queue = self._queues.get(key)
+            return queue is not None and (bool(queue._pending) or queue._running)
+
+    def threads(self) -> int:
+        """Worker threads alive now (at most ``workers``)."""
+        with self._cond:
+            return sum(t.is_alive() for t in self._threads)
+
+    def failures(self) -> list[FailedJob]:
+        with self._cond:
+            return [f for q in self._queues.values() for f in q.failures]
+
+    def drain(self, timeout: float | None = None) -> bool:
+        """Wait until every queue ran its jobs (or failed them for good). False on timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while any(q._pending or q._running for q in self._queues.values()):
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cond.wait(left if left is not None else 0.5)
+        return True
+
+    def close_queue(self, key: str, timeout: float | None = 30.0) -> bool:
+        """Finish ``key``'s queued jobs, then forget its queue (a later :meth:`queue` makes a new one)."""
+        with self._cond:
+            queue = self._queues.get(key)
+        if queue is None:
+            return True
+        done = queue.close(timeout)
+        with self._cond:
+            if self._queues.get(key) is queue:
+                del self._queues[key]
+            self._ready.pop(queue, None)
+        return done
+
+    def close(self, timeout: float | None = 30.0) -> bool:
+        """Finish queued jobs (up to ``timeout``), stop and join the worker threads."""
+        done = self.drain(timeout)
+        with self._cond:
+            self._closed = True
+            for queue in self._queues.values():
+                queue._closed = True
+            self._cond.notify_all()
+            threads = list(self._threads)
+        for thread in threads:
+            if thread is not threading.current_thread():
+                thread.join(timeout)
+        return done
+
+    # ---- workers (callers hold self._cond) -------------------------------------------------------
+    def _wake(self, queue: BackgroundQueue) -> None:
+        if not queue._running:
+            self._ready[queue] = None
+        self._threads = [t for t in self._threads if t.is_alive()]
+        if len(self._ready) > self._idle and len(self._threads) < self.workers:
+            thread = threading.Thread(target=self._work, name=f"hindsight-{self.name}-{len(self._threads)}", daemon=True)
+            self._threads.append(thread)
+            self._idle += 1  # counted idle until it takes a job, so a burst starts one thread at a time
+            thread.start()
+        self._cond.notify_all()
+
+    def _next(self) -> tuple[BackgroundQueue, str, Callable[[], object]] | None:
+        """Block until a job is due and take it, or return None when this worker should exit."""
+        idle_since = time.monotonic()
         with self._cond:
             while True:
-                if self._closed and not self._pending:
-                    return None
-                if self._pending:
-                    key, (due, job) = next(iter(self._pending.items()))
-                    wait = due - time.monotonic()
-                    if wait <= 0:
-                        del self._pending[key]
-                        self._running += 1
-                        self._cond.notify_all()
-                        return key, job
-                    self._cond.wait(wait)
-                else:
-                    self._cond.wait(1.0)
+                now = time.monotonic()
+                best, best_due = None, None
+                for queue in list(self._ready):
+                    due = queue._due()
+                    if due is None:
+                        del self._ready[queue]
+                    elif best_due is None or due < best_due:
+                        best, best_due = queue, due
+                if best is not None and best_due is not None and best_due <= now:
+                    key, (_, job) = next(iter(best._pending.items()))
+                    del best._pending[key]
+                    best._running = True
+                    del self._ready[best]
+                    self._idle -= 1
+                    self._cond.notify_all()  # room in the queue for a blocked submit
+                    return best, key, job
+                if self._closed and best is None:
+                    break
+                if best is None and now - idle_since >= _IDLE_EXIT_S:
+                    break
+                self._cond.wait(best_due - now if best_due is not None else _IDLE_EXIT_S)
+            self._idle -= 1
+            self._threads = [t for t in self._threads if t is not threading.current_thread()]
+            return None
 
     def _work(self) -> None:
         while (item := self._next()) is not None:
-            key, job = item
+            queue, key, job = item
             try:
-                for attempt in range(1, self.retries + 1):
-                    try:
-                        job()
-                        break
-                    except Exception as exc:  # noqa: BLE001 - logged, retried, then kept
-                        if attempt == self.retries:
-                            log.error("background job %s failed after %d attempts: %s", key, attempt, exc)
-                            self.failures.append(FailedJob(key, exc, attempt, job))
-                        else:
-                            log.warning("background job %s failed (attempt %d): %s; retrying", key, attempt, exc)
-                            time.sleep(self.backoff_s * attempt)
+                queue._run(key, job)
             finally:
                 with self._cond:
-                    self._running -= 1
+                    queue._running = False
+                    self._idle += 1
+                    if queue._pending:
+                        self._ready[queue] = None
+                    elif not queue.failures and self._queues.get(queue.key) is queue:
+                        del self._queues[queue.key]  # idle and clean: a later submit registers it again
                     self._cond.notify_all()

@@ -15,7 +15,7 @@ holds searches only what it keeps active; ``recall(include_archived=True)`` sear
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -99,13 +99,20 @@ class LiveIndex:
         return hits
 
     # ---- maintenance ----------------------------------------------------------------------------
-    def load(self) -> "LiveIndex":
-        """Rebuild everything from Chroma (units in insertion order, then their stored links)."""
-        if self.collection is not None and self.store.logs_changes:  # what the scan below already holds
+    def load(self, restore: Callable[["LiveIndex"], bool] | None = None) -> "LiveIndex":
+        """Fill the index: by ``restore(self)`` when given and it returns True (a fresh snapshot,
+        see :mod:`hindsight_core.storage.snapshot`), otherwise rebuilt from Chroma."""
+        if self.collection is not None and self.store.logs_changes:  # what a scan or snapshot already holds
             self.cursor = time.time_ns()
             recent = self.store.changes(self.collection, self.cursor - LOG_WINDOW_NS)
             self._applied = {i: ts for i, ts, _, _ in recent}
             self.cursor = max([self.cursor] + list(self._applied.values()))
+        if restore is not None and restore(self):
+            return self
+        return self.rebuild()
+
+    def rebuild(self) -> "LiveIndex":
+        """Rebuild everything from Chroma, the source of truth (what every open did before snapshots)."""
         records = [
             (to_indexed(i, doc, meta), emb) for i, doc, meta, emb in self.store.scan(self.collection, embeddings=True)
         ]
@@ -115,6 +122,23 @@ class LiveIndex:
         for unit, _ in records:  # links after all nodes exist, whatever the order they were written in
             self._link(unit)
         return self
+
+    #: The attributes a snapshot carries: everything derived from the bank's records.
+    _STATE = ("units", "keyword", "cold_keyword", "graph", "_hot", "_cold", "_cited_by", "drafts", "directives",
+              "next_seq")
+
+    def export_state(self) -> dict[str, Any]:
+        """The derived indexes as plain objects (for :mod:`hindsight_core.storage.snapshot`); caller holds ``lock``."""
+        return {name: getattr(self, name) for name in self._STATE}
+
+    def import_state(self, state: dict[str, Any]) -> None:
+        """Install what :meth:`export_state` gave (checked by the caller); bumps :attr:`revision`."""
+        missing = [name for name in self._STATE if name not in state]
+        if missing:
+            raise ValueError(f"index state lacks {missing}")
+        for name in self._STATE:
+            setattr(self, name, state[name])
+        self.revision += 1
 
     def catch_up(self) -> int:
         """Take in what other engines changed in this bank since it was loaded (on a server, or a

@@ -72,6 +72,26 @@ class BankLock:
                 self._writer = None
                 self._cond.notify_all()
 
+    def acquire(self, blocking: bool = True) -> bool:
+        """The write side, ``RLock``-style: with ``blocking=False`` only if no one else holds
+        either side (the bank cache asks this way whether a bank is idle)."""
+        if blocking:
+            self.acquire_write()
+            return True
+        me = threading.get_ident()
+        with self._cond:
+            if self._writer == me:
+                self._write_depth += 1
+                return True
+            if self._writer is not None or self._readers or self._writers_waiting:
+                return False
+            self._writer, self._write_depth = me, 1
+            return True
+
+    def release(self) -> None:
+        """Release the write side (``RLock``-style twin of :meth:`acquire`)."""
+        self.release_write()
+
     def __enter__(self) -> "BankLock":
         self.acquire_write()
         return self

@@ -15,7 +15,7 @@ def test_core_exports_are_pinned():
     assert sorted(hindsight_core.__all__) == sorted([
         "MemoryEngine", "MemoryBank", "MemoryUnit", "MemoryKind", "MemoryStatus", "Source", "Outcome",
         "CaptureItem", "CaptureResult", "RecallHit", "RecallResult", "ChannelHit", "BankConfig", "RecallConfig",
-        "PIIConfig", "GateConfig", "Embedder", "HindsightError", "InvalidInputError", "UnknownOptionError",
+        "PIIConfig", "GateConfig", "CacheConfig", "Embedder", "HindsightError", "InvalidInputError", "UnknownOptionError",
         "NotFoundError", "StorageError", "SchemaVersionError", "LLMError", "OptionalDependencyError",
     ])
     for name in hindsight_core.__all__:

@@ -1,0 +1,260 @@
+"""Many banks in one process, and cold opens of large banks: memory, threads, recall latency.
+
+Two parts, in one run, on the deterministic hash embedder (so the model does not count):
+
+1. **Many banks.** ``--banks`` banks of ``--units`` units each (one ``capture_many`` per bank; every
+   other bank also ends an episode with background reflection) in one embedded engine with the
+   default :class:`~hindsight_core.CacheConfig`. Reports peak RSS, peak and final thread count,
+   banks loaded at the end, and recall latency p50/p95 for random banks *cold* (evicted: the recall
+   reopens the bank) and *warm* (the same bank again), next to the warm p95 of a single-bank run in
+   the same process.
+2. **Cold opens.** A bank of each ``--open-sizes`` size is written, then opened twice in a fresh
+   engine: by today's full rebuild from Chroma (``LiveIndex.rebuild``) and from the snapshot written
+   when the previous engine closed. Reports both times and their ratio.
+
+Full size (issue 17; run with ``nice -n 10`` on a shared machine)::
+
+    python -m benchmarks.many_banks --banks 10000 --units 20 --open-sizes 20000,100000 \\
+        --out benchmarks/results/many_banks.json
+
+Smoke size (what the test suite runs)::
+
+    python -m benchmarks.many_banks --banks 30 --units 5 --samples 10 --open-sizes 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import random
+import resource
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+__all__ = ["run", "main"]
+
+PEOPLE = ["Alice", "Bob", "Carol", "Dana", "Erik", "Farah", "Goran", "Hana", "Ivan", "Jun"]
+SERVICES = ["billing", "search", "auth", "payments", "ingest", "reports", "gateway", "mailer"]
+VERBS = ["moved {svc} to port {n}", "approved the {svc} rollout for week {n}", "raised the {svc} budget to {n}k",
+         "found {n} errors in {svc}", "owns the {svc} on-call for sprint {n}"]
+
+
+def _text(rng: random.Random, n: int) -> str:
+    verb = rng.choice(VERBS).format(svc=rng.choice(SERVICES), n=rng.randint(1, 9999))
+    return f"{rng.choice(PEOPLE)} {verb} (ticket T-{n})."
+
+
+def _query(rng: random.Random) -> str:
+    return f"what did {rng.choice(PEOPLE)} do with {rng.choice(SERVICES)}?"
+
+
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:  # not Linux
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))], 2)
+
+
+def _timed(fn: Any) -> tuple[Any, float]:
+    start = time.perf_counter()
+    out = fn()
+    return out, (time.perf_counter() - start) * 1000
+
+
+def _episode(n: int) -> Any:
+    from hindsight_core.episodes import Episode, TraceStep
+
+    return Episode.from_steps([
+        TraceStep(kind="user", text=f"Deploy the {SERVICES[n % len(SERVICES)]} service"),
+        TraceStep(kind="tool_error", text=f"PermissionError: ticket T-{n} required", tool="deploy"),
+    ], session_id=f"ep-{n}")
+
+
+# ---- part 1: many banks ------------------------------------------------------------------------
+def many_banks(folder: str, banks: int, units: int, samples: int, seed: int, progress: bool) -> dict[str, Any]:
+    from hindsight_core import CacheConfig, MemoryEngine
+    from hindsight_core.testing import HashEmbedder
+
+    rng = random.Random(seed)
+    threads_before = threading.active_count()
+    rss_before = _rss_mb()
+    cache = CacheConfig()
+    engine = MemoryEngine(os.path.join(folder, "many"), embedder=HashEmbedder(), cache=cache)
+    peak_threads, rss_samples = 0, []
+    started = time.perf_counter()
+    for b in range(banks):
+        bank = engine.bank(f"user-{b:05d}")
+        bank.capture_many([_text(rng, b * units + i) for i in range(units)])
+        if b % 2 == 0:
+            bank.end_episode(_episode(b), "failure", background=True)
+        peak_threads = max(peak_threads, threading.active_count() - threads_before)
+        if b % max(1, banks // 50) == 0:
+            rss_samples.append((b, round(_rss_mb() - rss_before, 1)))
+            if progress:
+                print(f"  {b}/{banks} banks, {time.perf_counter() - started:.0f}s, rss +{rss_samples[-1][1]} MB, "
+                      f"threads +{peak_threads}, loaded {len(engine._indexes)}", file=sys.stderr, flush=True)
+    fill_s = time.perf_counter() - started
+    engine.drain(600)
+
+    cold, warm, recalled, forced = [], [], 0, 0
+    for _ in range(samples):
+        bank_id = f"user-{rng.randrange(banks):05d}"
+        if bank_id in engine._indexes:  # cold means: not loaded. Fewer banks than the cache holds:
+            engine._indexes.pop(bank_id)  # drop it by hand (counted in the report)
+            forced += 1
+        bank = engine.bank(bank_id)
+        result, ms = _timed(lambda: bank.recall(_query(rng), k=5))
+        cold.append(ms)
+        recalled += bool(result.hits)
+        warm.append(_timed(lambda: bank.recall(_query(rng), k=5))[1])
+        peak_threads = max(peak_threads, threading.active_count() - threads_before)
+
+    solo = engine.bank("solo-single-bank")  # the same engine, one bank used on its own
+    solo.capture_many([_text(rng, 10_000_000 + i) for i in range(units)])
+    solo.recall(_query(rng), k=5)
+    single = [_timed(lambda: solo.recall(_query(rng), k=5))[1] for _ in range(max(samples, 20))]
+
+    engine.drain(600)
+    failures = len(engine.background_failures())
+    loaded, loaded_units, evictions = len(engine._indexes), engine._indexes.units(), engine._indexes.evictions
+    threads_end = threading.active_count() - threads_before
+    rss_end = _rss_mb() - rss_before
+    engine.close()
+    gc.collect()
+    return {
+        "banks": banks, "units_per_bank": units, "cache": cache.model_dump(),
+        "fill_s": round(fill_s, 1), "fill_ms_per_bank": round(fill_s * 1000 / max(banks, 1), 1),
+        "peak_rss_mb": round(_peak_rss_mb(), 1), "rss_growth_mb_end": round(rss_end, 1),
+        "rss_growth_mb_by_banks": rss_samples,
+        "extra_threads_peak": peak_threads, "extra_threads_after_drain": threads_end,
+        "threads_after_close": threading.active_count() - threads_before,
+        "banks_loaded_at_end": loaded, "units_loaded_at_end": loaded_units, "evictions": evictions,
+        "background_failures": failures,
+        "recall_cold_ms": {"p50": _pct(cold, 0.5), "p95": _pct(cold, 0.95), "n": len(cold)},
+        "recall_warm_ms": {"p50": _pct(warm, 0.5), "p95": _pct(warm, 0.95), "n": len(warm)},
+        "recall_single_bank_warm_ms": {"p50": _pct(single, 0.5), "p95": _pct(single, 0.95), "n": len(single)},
+        "cold_recalls_with_hits": recalled, "cold_samples_evicted_by_hand": forced,
+    }
+
+
+# ---- part 2: cold opens ------------------------------------------------------------------------
+def _fill_large(engine: Any, bank_id: str, n: int, seed: int) -> None:
+    """Write ``n`` prepared units straight to the bank's collection in batches (capture's gate,
+    PII and entity steps run; per-item dedup does not, so filling 100,000 units takes minutes, not hours)."""
+    from hindsight_core._capture import prepare
+    from hindsight_core.storage.codec import to_record
+
+    rng = random.Random(seed)
+    index = engine._live_index(bank_id, create=True)
+    now = datetime.now(timezone.utc)
+    for start in range(0, n, 2_000):
+        prepared = [prepare(bank_id, engine.config, now=now, text=_text(rng, i), session_id=f"s{i // 50}")
+                    for i in range(start, min(n, start + 2_000))]
+        units = [p.unit for p in prepared]
+        vectors = np.asarray(engine.embedder.embed([u.text for u in units]), dtype=np.float32)
+        with index.lock:
+            records = [to_record(u, index.take_seq()) for u in units]
+        index.store.upsert(index.collection, [r[0] for r in records], [r[1] for r in records],
+                           [r[2] for r in records], vectors)
+    engine._indexes.pop(bank_id)  # written behind the index: the next open reads Chroma
+
+
+def cold_open(folder: str, size: int, seed: int) -> dict[str, Any]:
+    from hindsight_core import CacheConfig, MemoryEngine
+    from hindsight_core.storage.live_index import LiveIndex
+    from hindsight_core.testing import HashEmbedder
+
+    path = os.path.join(folder, f"open-{size}")
+    bank_id = f"big-{size}"
+    cache = CacheConfig(snapshot_min_units=1)
+    engine = MemoryEngine(path, embedder=HashEmbedder(), cache=cache)
+    _, fill_ms = _timed(lambda: _fill_large(engine, bank_id, size, seed))
+    engine.close()
+
+    # today's path: a fresh engine rebuilds the bank from Chroma on first use
+    engine = MemoryEngine(path, embedder=HashEmbedder(), cache=CacheConfig(snapshots=False))
+    engine._snapshots = None  # no snapshot read or consumed: the pre-snapshot engine
+    col = engine.store.open_bank(bank_id, embedder=engine.embedder.name, dim=engine.embedder.dim, create=False)
+    rebuilt, rebuild_ms = _timed(lambda: LiveIndex(engine.store, col, engine.embedder.dim).rebuild())
+    count = len(rebuilt.units)
+    del rebuilt
+    engine.close()
+
+    # with snapshots: the first engine's open rebuilds and its close saves; the next open restores
+    engine = MemoryEngine(path, embedder=HashEmbedder(), cache=cache)
+    _, first_open_ms = _timed(lambda: engine._live_index(bank_id))
+    _, save_ms = _timed(engine.close)
+    snap = engine._snapshots.path_for(bank_id)
+    snap_mb = snap.stat().st_size / 2**20 if snap.exists() else 0.0
+    engine = MemoryEngine(path, embedder=HashEmbedder(), cache=cache)
+    engine.store.open_bank(bank_id, embedder=engine.embedder.name, dim=engine.embedder.dim, create=False)  # as above
+    restored, restore_ms = _timed(lambda: engine._live_index(bank_id))
+    used = not snap.exists() and len(restored.units) == count
+    rng = random.Random(seed)
+    _, first_recall_ms = _timed(lambda: engine.bank(bank_id).recall(_query(rng), k=5))
+    engine.close()
+    return {"units": count, "fill_s": round(fill_ms / 1000, 1), "rebuild_ms": round(rebuild_ms, 1),
+            "snapshot_open_ms": round(restore_ms, 1), "snapshot_used": used,
+            "speedup": round(rebuild_ms / max(restore_ms, 1e-6), 1), "snapshot_mb": round(snap_mb, 1),
+            "snapshot_save_ms": round(save_ms, 1), "first_open_with_rebuild_ms": round(first_open_ms, 1),
+            "first_recall_after_snapshot_open_ms": round(first_recall_ms, 1)}
+
+
+# ---- entry points -------------------------------------------------------------------------------
+def run(*, banks: int, units: int, samples: int, open_sizes: list[int], seed: int = 7, folder: str | None = None,
+        progress: bool = False) -> dict[str, Any]:
+    """Both parts; returns the report (JSON-serialisable)."""
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        report: dict[str, Any] = {"embedder": "hash", "cpus": os.cpu_count()}
+        if banks:
+            report["many_banks"] = many_banks(tmp, banks, units, samples, seed, progress)
+        report["cold_open"] = [cold_open(tmp, size, seed) for size in open_sizes]
+        return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.many_banks", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--banks", type=int, default=10_000, help="banks in the many-banks part (0: skip it)")
+    parser.add_argument("--units", type=int, default=20, help="units per bank")
+    parser.add_argument("--samples", type=int, default=200, help="random banks recalled cold, then warm")
+    parser.add_argument("--open-sizes", default="20000,100000", help="comma-separated bank sizes for cold opens")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--tmp", default=None, help="folder for the temporary stores (default: the system's)")
+    parser.add_argument("--out", default=None, help="write the JSON report here")
+    parser.add_argument("--progress", action="store_true", help="progress lines on stderr")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.open_sizes.split(",") if s.strip()]
+    report = run(banks=args.banks, units=args.units, samples=args.samples, open_sizes=sizes, seed=args.seed,
+                 folder=args.tmp, progress=args.progress)
+    report["command"] = "python -m benchmarks.many_banks " + " ".join(argv if argv is not None else sys.argv[1:])
+    text = json.dumps(report, indent=2)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

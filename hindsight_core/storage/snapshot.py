@@ -1,0 +1,255 @@
+"""Persisted snapshots of a bank's derived indexes, so a large bank opens without a rebuild.
+
+Opening a bank used to read every record (documents, metadata, vectors) from Chroma and rebuild
+the light records, BM25 postings and graph from them: about 6 s for 20,000 units. A snapshot keeps
+that derived state in one file per bank, beside the Chroma folder it came from::
+
+    <store folder>/hindsight-index/<sha256 of the bank id>.snap
+
+written atomically (temp file, fsync, rename) when a bank leaves the engine's cache or the engine
+closes, and read back on the next open. Chroma stays the source of truth: a snapshot is used only
+when every check passes, otherwise it is deleted and the bank is rebuilt from Chroma:
+
+* the file starts with :data:`MAGIC` and its JSON header names this :data:`SNAPSHOT_VERSION` and
+  the record schema (``models.SCHEMA_VERSION``): another version is ignored;
+* the header's collection id, vector dimension, unit count and **revision** match the live Chroma
+  collection. The revision is the highest sequence number of Chroma's write log for the collection
+  (:func:`chroma_revision`): every upsert, update and delete of the bank raises it, whoever made it,
+  so a snapshot of an older state of the bank is never used;
+* the payload's checksum matches (a torn or corrupted file is rebuilt);
+* **a snapshot is consumed when it is opened**: the file is deleted as the bank loads, whether it was
+  used or not, and written again only when the bank next leaves memory. So a snapshot on disk always
+  describes the bank as it was last closed by this engine; a crash while the bank was open leaves no
+  snapshot, and the next open rebuilds.
+
+Only the embedded store writes snapshots (one process owns the folder, see ``storage/_folder_lock.py``),
+because the revision is read from the folder's ``chroma.sqlite3`` (read-only; a Chroma without that
+log layout gives no revision and snapshots are simply not used). With the storage layer's
+Chroma-stored bank revision (issue 11) the header should carry that revision instead, which makes
+snapshots safe on a Chroma server shared by several processes too (stored as a blob beside the bank).
+
+The payload is a pickle read by a restricted unpickler that resolves only the handful of classes an
+index is made of (no arbitrary callables), so a planted file cannot run code on open.
+
+Example:
+    >>> import tempfile
+    >>> SnapshotDir(tempfile.mkdtemp()).path_for("alice").name
+    '2bd806c97f0e00af1a1fc3328fa763a9269723c8db8fac4f93af71db186d6e90.snap'
+
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import io
+import json
+import logging
+import os
+import pickle
+import sqlite3
+import struct
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hindsight_core.models import SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from hindsight_core.storage.live_index import LiveIndex
+
+__all__ = ["SnapshotDir", "SNAPSHOT_VERSION", "MAGIC", "SNAPSHOT_MIN_UNITS"]
+
+log = logging.getLogger("hindsight.snapshot")
+
+MAGIC = b"HSNAP\n"
+#: Bump when the layout of LiveIndex's derived state changes; older files are then rebuilt.
+SNAPSHOT_VERSION = 1
+#: Banks smaller than this are not snapshotted: they rebuild from Chroma in tens of milliseconds,
+#: and a deployment with 10,000 small banks should not keep 10,000 extra files.
+SNAPSHOT_MIN_UNITS = 1_000
+_FOLDER = "hindsight-index"
+_HEADER = struct.Struct(">I")
+
+#: Classes a snapshot may name: the index structures and the containers they are built from.
+_ALLOWED = {
+    ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "dict"), ("builtins", "list"),
+    ("builtins", "tuple"),
+    ("collections", "OrderedDict"),
+    ("numpy", "dtype"), ("numpy", "ndarray"),
+    ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.numeric", "_frombuffer"), ("numpy._core.numeric", "_frombuffer"),
+    ("hindsight_core.retrieval.types", "IndexedUnit"),
+    ("hindsight_core.retrieval.vectors", "VectorSet"),
+    ("hindsight_core.storage.keyword", "KeywordIndex"),
+    ("hindsight_core.storage.graph", "GraphIndex"),
+    ("networkx.classes.multidigraph", "MultiDiGraph"),
+}
+
+
+#: networkx keeps cached read-only views (``graph.nodes``, ``graph.succ``...) in a graph's state.
+_VIEW_MODULES = ("networkx.classes.reportviews", "networkx.classes.coreviews")
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _ALLOWED:
+            return super().find_class(module, name)
+        if module in _VIEW_MODULES and not name.startswith("_"):
+            found = super().find_class(module, name)
+            if isinstance(found, type):  # a view class, never a function
+                return found
+        raise pickle.UnpicklingError(f"snapshot names {module}.{name}, which an index never holds")
+
+
+def chroma_revision(store_folder: str | os.PathLike[str], collection_id: str) -> int | None:
+    """The highest write-log sequence number Chroma recorded for a collection (None if unknown).
+
+    Reads the embedded store's ``chroma.sqlite3`` read-only: the collection's rows of
+    ``embeddings_queue`` (every write is logged there first) and its segments' ``max_seq_id``
+    (what survives a purge of the log). Sequence numbers only grow, so any write changes it.
+    """
+    db = Path(store_folder) / "chroma.sqlite3"
+    try:
+        con = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, timeout=5.0)
+        try:
+            queued = con.execute("select max(seq_id) from embeddings_queue where topic like ?",
+                                 (f"%/{collection_id}",)).fetchone()[0]
+            applied = con.execute("select max(m.seq_id) from max_seq_id m join segments s on s.id = m.segment_id "
+                                  "where s.collection = ?", (collection_id,)).fetchone()[0]
+        finally:
+            con.close()
+    except (sqlite3.Error, OSError, ValueError):
+        return None
+    values = [v for v in (queued, applied) if v is not None]
+    if not all(isinstance(v, int) for v in values):
+        return None  # a layout this code does not know: no snapshot is trusted
+    return max(values, default=0)
+
+
+class SnapshotDir:
+    """Where an embedded store's snapshots live, and how they are written, checked and read."""
+
+    def __init__(self, store_folder: str | os.PathLike[str], *, min_units: int = SNAPSHOT_MIN_UNITS,
+                 save: bool = True) -> None:
+        self.store_folder = Path(store_folder)
+        self.folder = self.store_folder / _FOLDER
+        self.min_units = min_units
+        self.saves = save  # False: never write one (but still consume and check what is there)
+
+    def path_for(self, bank_id: str) -> Path:
+        return self.folder / f"{hashlib.sha256(bank_id.encode()).hexdigest()}.snap"
+
+    def discard(self, bank_id: str) -> None:
+        """Delete a bank's snapshot (the bank was deleted, or its index is known stale)."""
+        try:
+            self.path_for(bank_id).unlink()
+        except FileNotFoundError:
+            pass
+
+    def save(self, bank_id: str, index: "LiveIndex") -> bool:
+        """Write ``index``'s derived state atomically; False when the bank is too small to bother.
+
+        The caller makes sure no one changes the bank meanwhile (the engine saves banks it evicts
+        or closes, which no thread is using).
+        """
+        col = index.collection
+        if not self.saves or col is None or len(index.units) < self.min_units:
+            return False
+        revision = chroma_revision(self.store_folder, str(col.id))
+        if revision is None:
+            return False
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            with index.lock:
+                payload = pickle.dumps(index.export_state(), protocol=pickle.HIGHEST_PROTOCOL)
+                count = len(index.units)
+        finally:
+            if gc_was_on:
+                gc.enable()
+        header = json.dumps({"snapshot_version": SNAPSHOT_VERSION, "schema_version": SCHEMA_VERSION,
+                             "collection_id": str(col.id), "dim": index.dim, "count": count, "revision": revision,
+                             "sha256": hashlib.sha256(payload).hexdigest()}).encode()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        target = self.path_for(bank_id)
+        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".snap")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(MAGIC + _HEADER.pack(len(header)) + header)
+                out.write(payload)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, target)  # readers see the old file or the whole new one, never half
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+            raise
+        return True
+
+    def restore(self, bank_id: str, index: "LiveIndex") -> bool:
+        """Fill ``index`` from its bank's snapshot if one exists and every check passes.
+
+        The file is deleted either way (see the module docstring: a snapshot is consumed on open).
+        Returns False when the caller must rebuild from Chroma.
+        """
+        col = index.collection
+        if col is None:
+            return False
+        path = self.path_for(bank_id)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            log.warning("could not read index snapshot %s (%s); rebuilding from Chroma", path, exc)
+            return False
+        finally:
+            self.discard(bank_id)
+        reason = self._check_and_install(index, data, chroma_revision(self.store_folder, str(col.id)))
+        if reason is not None:
+            log.info("index snapshot %s not used (%s); rebuilding from Chroma", path.name, reason)
+            return False
+        return True
+
+    @staticmethod
+    def _check_and_install(index: "LiveIndex", data: bytes, revision: int | None) -> str | None:
+        """None when ``data`` was installed into ``index``; otherwise why it was refused."""
+        if not data.startswith(MAGIC) or len(data) < len(MAGIC) + _HEADER.size:
+            return "not a snapshot file"
+        at = len(MAGIC)
+        (size,) = _HEADER.unpack_from(data, at)
+        at += _HEADER.size
+        try:
+            header = json.loads(data[at:at + size])
+        except ValueError:
+            return "unreadable header"
+        payload = memoryview(data)[at + size:]
+        expected = {"snapshot_version": SNAPSHOT_VERSION, "schema_version": SCHEMA_VERSION,
+                    "collection_id": str(index.collection.id), "dim": index.dim, "revision": revision}
+        if revision is None:
+            return "Chroma's write log revision cannot be read"
+        for key, want in expected.items():
+            if not isinstance(header, dict) or header.get(key) != want:
+                return f"{key} is {header.get(key) if isinstance(header, dict) else None!r}, not {want!r}"
+        if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
+            return "checksum mismatch (torn or corrupted file)"
+        stored = index.store.count(index.collection)
+        if header.get("count") != stored:
+            return f"it holds {header.get('count')} units, Chroma {stored}"
+        gc_was_on = gc.isenabled()
+        gc.disable()  # millions of small dicts: the cyclic GC would rescan them on every batch of allocations
+        try:
+            state = _Unpickler(io.BytesIO(payload)).load()
+            if not isinstance(state, dict) or len(state.get("units", ())) != stored:
+                return "payload does not match its header"
+            with index.lock:
+                index.import_state(state)
+        except Exception as exc:  # noqa: BLE001 - any bad payload means: rebuild
+            return f"unreadable payload ({type(exc).__name__}: {exc})"
+        finally:
+            if gc_was_on:
+                gc.enable()
+        return None

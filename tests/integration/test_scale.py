@@ -1,0 +1,330 @@
+"""Many banks in one process: a shared background pool, a bounded bank cache, index snapshots.
+
+All on the deterministic HashEmbedder: these tests are about threads, memory and storage, not
+about embedding quality. No test asserts a duration.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+from hindsight_core import CacheConfig, MemoryEngine
+from hindsight_core.episodes import Episode, TraceStep
+from hindsight_core.lifecycle.background import WorkerPool
+from hindsight_core.storage.live_index import LiveIndex
+from hindsight_core.testing import HashEmbedder
+
+
+def _episode(n: int) -> Episode:
+    return Episode.from_steps([
+        TraceStep(kind="user", text=f"Deploy service {n} to production"),
+        TraceStep(kind="tool_call", text=f"deploy(service='svc{n}')", tool="deploy"),
+        TraceStep(kind="tool_error", text=f"PermissionError: change ticket required for svc{n}", tool="deploy"),
+    ], session_id=f"s{n}")
+
+
+# ---- no thread per bank ------------------------------------------------------------------------
+def test_200_banks_ending_episodes_use_a_bounded_pool():
+    before = threading.active_count()
+    engine = MemoryEngine.ephemeral(embedder=HashEmbedder(), cache=CacheConfig(workers=3))
+    banks = [engine.bank(f"user-{n}") for n in range(200)]
+    peak = 0
+    for n, bank in enumerate(banks):
+        assert bank.end_episode(_episode(n), "failure", background=True).pending
+        peak = max(peak, threading.active_count() - before)
+    assert engine.drain(120)
+    assert peak <= 3, f"{peak} extra threads for 200 banks; the pool allows 3"
+    assert engine.background_failures() == []
+    for n in (0, 99, 199):  # each bank got its own lesson, in its own bank
+        lessons = banks[n].recall_lessons(f"deploy service {n}").hits
+        assert lessons and all(h.unit.bank == f"user-{n}" for h in lessons)
+    engine.close()
+    deadline = time.monotonic() + 10
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert threading.active_count() <= before  # close() joined the workers
+
+
+def test_pool_keeps_each_banks_order_and_never_overlaps_one_bank():
+    pool = WorkerPool(workers=4)
+    log: dict[str, list[int]] = {f"b{n}": [] for n in range(6)}
+    inside: dict[str, int] = dict.fromkeys(log, 0)
+    overlaps = []
+    guard = threading.Lock()
+
+    def job(bank: str, n: int) -> None:
+        with guard:
+            inside[bank] += 1
+            if inside[bank] > 1:
+                overlaps.append(bank)
+        time.sleep(random.random() / 500)
+        with guard:
+            log[bank].append(n)
+            inside[bank] -= 1
+
+    for n in range(20):
+        for bank in log:
+            pool.queue(bank).submit(f"job-{n}", lambda bank=bank, n=n: job(bank, n))
+    pool.queue("b0").debounce_s = 0.0
+    assert pool.drain(60)
+    assert overlaps == []
+    assert all(seq == list(range(20)) for seq in log.values()), log
+    assert pool.threads() <= 4
+    assert pool.close()
+    assert pool.threads() == 0
+
+
+def test_pool_keeps_failures_after_retries_and_drains():
+    pool = WorkerPool(workers=2)
+    queue = pool.queue("ops")
+    queue.backoff_s = 0.0
+    calls = []
+
+    def broken() -> None:
+        calls.append(1)
+        raise RuntimeError("model offline")
+
+    queue.submit("reflect", broken)
+    pool.queue("other").submit("fine", lambda: calls.append(0))
+    assert pool.drain(30)
+    failures = pool.failures()
+    assert len(failures) == 1 and failures[0].key == "reflect" and failures[0].attempts == 3
+    assert calls.count(1) == 3 and calls.count(0) == 1
+    assert pool.busy("ops") is False
+    pool.close()
+
+
+# ---- bounded bank cache ----------------------------------------------------------------------
+def test_idle_banks_are_evicted_and_reopen_transparently():
+    engine = MemoryEngine.ephemeral(embedder=HashEmbedder(), cache=CacheConfig(max_banks=3))
+    for n in range(10):
+        engine.bank(f"u{n}").capture(f"User {n} lives in city number {n}.")
+    assert len(engine._indexes) <= 3 and engine._indexes.evictions >= 7
+    for n in range(10):  # every evicted bank reopens with what it held
+        bank = engine.bank(f"u{n}")
+        assert bank.count() == 1
+        assert bank.recall(f"where does user {n} live?", k=1).units[0].text == f"User {n} lives in city number {n}."
+    # each recall queued an activity flush: a bank with background work waiting is in use, so the
+    # cache may run over until that work is done; the next access shrinks it again
+    assert engine.drain(30)
+    assert engine.bank("u9").count() == 1 and len(engine._indexes) <= 3
+    engine.close()
+
+
+def test_the_unit_budget_bounds_the_cache_too():
+    engine = MemoryEngine.ephemeral(embedder=HashEmbedder(), cache=CacheConfig(max_units=25))
+    for n in range(6):
+        engine.bank(f"u{n}").capture_many([f"user {n} fact {i} about topic {i}" for i in range(10)])
+    assert engine._indexes.units() <= 25 + 10  # the bank just loaded may exceed the budget alone
+    assert [engine.bank(f"u{n}").count() for n in range(6)] == [10] * 6
+    engine.close()
+
+
+def test_a_bank_in_use_is_never_evicted():
+    engine = MemoryEngine.ephemeral(embedder=HashEmbedder(), cache=CacheConfig(max_banks=2))
+    engine.bank("held").capture("The held bank keeps this fact.")
+    held = engine._live_index("held")  # a caller in the middle of an operation holds it
+    for n in range(5):
+        engine.bank(f"u{n}").capture(f"fact {n}")
+    assert engine._live_index("held") is held
+    lock, inside, leave = held.lock, threading.Event(), threading.Event()
+    del held
+
+    def in_lock() -> None:  # another thread inside the bank's lock, holding no reference to it
+        with lock:
+            inside.set()
+            leave.wait(30)
+
+    thread = threading.Thread(target=in_lock)
+    thread.start()
+    inside.wait(30)
+    for n in range(5, 10):
+        engine.bank(f"u{n}").capture(f"fact {n}")
+    assert "held" in engine._indexes
+    leave.set()
+    thread.join()
+    for n in range(10, 13):
+        engine.bank(f"u{n}").capture(f"fact {n}")
+    assert "held" not in engine._indexes  # idle again: now it may go
+    assert engine.bank("held").count() == 1
+    engine.close()
+
+
+_WORDS = [a + b for a in ("amber", "basil", "cobalt", "dune", "ember", "fjord", "garnet", "harbor", "indigo", "jasper")
+          for b in ("fox", "kiln", "loom", "mast", "nook", "orchid", "pylon", "quill", "reef", "sprocket")]
+
+
+@pytest.mark.parametrize("persistent", [False, True], ids=["memory", "folder"])
+def test_concurrent_use_of_more_banks_than_the_cache_holds_loses_nothing(tmp_path, persistent):
+    cache = CacheConfig(max_banks=3, snapshot_min_units=1)
+    engine = (MemoryEngine(tmp_path / "store", embedder=HashEmbedder(), cache=cache) if persistent
+              else MemoryEngine.ephemeral(embedder=HashEmbedder(), cache=cache))
+    bank_ids = [f"user-{n}" for n in range(10)]
+    written: dict[str, list[str]] = {b: [] for b in bank_ids}
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+
+    def worker(seed: int) -> None:
+        rnd = random.Random(seed)
+        try:
+            for step in range(25):
+                bank_id = rnd.choice(bank_ids)
+                bank = engine.bank(bank_id)
+                words = " ".join(rnd.choice(_WORDS) for _ in range(4))
+                text = f"Worker {seed} noted {words} (step {step})."
+                result = bank.capture(text)
+                assert result.stored and not result.merged, text
+                with lock:
+                    written[bank_id].append(text)
+                # read your own write, whatever was evicted or reopened meanwhile
+                assert result.unit_id in engine._live_index(bank_id).units, (bank_id, text)
+                assert text in [u.text for u in bank.recall(text, k=5, include_history=True).units], (bank_id, text)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert engine.drain(60) and engine.background_failures() == []
+    assert engine._indexes.evictions > 0
+    for bank_id in bank_ids:  # nothing lost, nothing stale: the index agrees with Chroma
+        bank = engine.bank(bank_id)
+        assert sorted(u.text for u in bank.units()) == sorted(written[bank_id])
+        index = engine._live_index(bank_id)
+        assert set(index.units) == set(engine.store.ids(index.collection))
+    engine.close()
+    if persistent:  # and after a restart
+        again = MemoryEngine(tmp_path / "store", embedder=HashEmbedder())
+        assert {b: again.bank(b).count() for b in bank_ids} == {b: len(t) for b, t in written.items()}
+        again.close()
+
+
+# ---- snapshots ----------------------------------------------------------------------------------
+def _fill(engine: MemoryEngine, bank_id: str = "big", n: int = 60) -> None:
+    bank = engine.bank(bank_id)
+    bank.capture_many([{"text": f"Alice deployed service {i % 7} to region {i % 3} on port {9000 + i}.",
+                        "session_id": f"s{i % 4}"} for i in range(n)])
+    first = next(iter(engine._live_index(bank_id).units))
+    bank.capture("Lesson: check the port before deploying.", kind="observation", evidence_ids=[first])
+
+
+def _signature(index: LiveIndex) -> tuple:
+    units = {i: (u.seq, u.text, u.status, u.entities, u.evidence_ids) for i, u in index.units.items()}
+    edges = sorted(index.graph.graph.edges(keys=True))
+    words = index.keyword.search("deployed service port region alice", 50)
+    dense = index.dense_search(index.vectors([next(iter(index.units))])[0], 10)
+    return units, edges, words, dense
+
+
+def _rebuilt(engine: MemoryEngine, bank_id: str) -> LiveIndex:
+    index = engine._live_index(bank_id)
+    return LiveIndex(engine.store, index.collection, engine.embedder.dim).rebuild()
+
+
+def test_snapshot_is_used_when_fresh_and_equals_a_rebuild(tmp_path, monkeypatch):
+    path = tmp_path / "store"
+    cache = CacheConfig(snapshot_min_units=10)
+    engine = MemoryEngine(path, embedder=HashEmbedder(), cache=cache)
+    _fill(engine)
+    engine.close()
+    snap = engine._snapshots.path_for("big")
+    assert snap.exists()
+
+    engine = MemoryEngine(path, embedder=HashEmbedder(), cache=cache)
+    rebuilds = []
+    real = LiveIndex.rebuild
+    monkeypatch.setattr(LiveIndex, "rebuild", lambda self: rebuilds.append(1) or real(self))
+    loaded = engine._live_index("big")
+    assert rebuilds == [] and not snap.exists()  # used, and consumed
+    assert _signature(loaded) == _signature(_rebuilt(engine, "big"))
+    hits = engine.bank("big").recall("which port did service 3 use?", k=5)
+    assert len(hits.units) == 5
+    before = engine.bank("big").count()
+    engine.bank("big").capture("A new fact after the reopen.")  # the snapshot is live state: writes work
+    assert engine.bank("big").count() == before + 1 == engine.store.count(loaded.collection)
+    engine.close()
+
+
+@pytest.mark.parametrize("spoil", ["stale_count", "stale_update", "corrupt", "version", "foreign"])
+def test_a_bad_snapshot_is_ignored_and_the_bank_rebuilt(tmp_path, monkeypatch, spoil):
+    from hindsight_core.storage import snapshot
+
+    path = tmp_path / "store"
+    cache = CacheConfig(snapshot_min_units=10)
+    engine = MemoryEngine(path, embedder=HashEmbedder(), cache=cache)
+    _fill(engine)
+    engine.close()
+    snap = engine._snapshots.path_for("big")
+    saved = snap.read_bytes()
+
+    if spoil in ("stale_count", "stale_update"):  # another writer that does not keep snapshots
+        other = MemoryEngine(path, embedder=HashEmbedder(), cache=CacheConfig(snapshots=False))
+        other._snapshots = None  # e.g. an older release: it neither reads nor consumes snapshots
+        bank = other.bank("big")
+        if spoil == "stale_count":
+            bank.capture("Bob moved the billing service to port 7070.")
+        else:  # same unit count, changed metadata
+            bank.invalidate(next(iter(other._live_index("big").units)), reason="wrong")
+        other.close()
+        assert snap.read_bytes() == saved
+    elif spoil == "corrupt":
+        snap.write_bytes(saved[:-40] + b"\x00" * 40)
+    elif spoil == "version":
+        monkeypatch.setattr(snapshot, "SNAPSHOT_VERSION", snapshot.SNAPSHOT_VERSION + 1)
+    else:  # a payload naming a class an index never holds
+        import pickle
+
+        evil = pickle.dumps({"units": {}, "x": print})
+        header = saved[len(snapshot.MAGIC) + 4:]
+        head_len = int.from_bytes(saved[len(snapshot.MAGIC):len(snapshot.MAGIC) + 4], "big")
+        import hashlib
+        import json
+
+        head = json.loads(header[:head_len])
+        head["sha256"] = hashlib.sha256(evil).hexdigest()
+        raw = json.dumps(head).encode()
+        snap.write_bytes(snapshot.MAGIC + len(raw).to_bytes(4, "big") + raw + evil)
+
+    engine = MemoryEngine(path, embedder=HashEmbedder(), cache=cache)
+    rebuilds = []
+    real = LiveIndex.rebuild
+    monkeypatch.setattr(LiveIndex, "rebuild", lambda self: rebuilds.append(1) or real(self))
+    loaded = engine._live_index("big")
+    assert rebuilds == [1] and not snap.exists()
+    assert _signature(loaded) == _signature(_rebuilt(engine, "big"))
+    engine.close()
+
+
+def test_small_banks_and_deleted_banks_leave_no_snapshot(tmp_path):
+    engine = MemoryEngine(tmp_path / "store", embedder=HashEmbedder(), cache=CacheConfig(snapshot_min_units=10))
+    engine.bank("small").capture("one fact")
+    _fill(engine, "big")
+    engine.close()
+    assert not engine._snapshots.path_for("small").exists()
+    assert engine._snapshots.path_for("big").exists()
+    engine.delete_bank("big")
+    assert not engine._snapshots.path_for("big").exists()
+    engine.close()
+
+
+def test_embedded_chroma_keeps_a_bounded_number_of_hnsw_indexes(tmp_path):
+    import resource
+
+    engine = MemoryEngine(tmp_path / "store", embedder=HashEmbedder(), cache=CacheConfig(chroma_hnsw_cache=4))
+    for n in range(12):
+        engine.bank(f"u{n}").capture_many([f"user {n} fact {i}" for i in range(3)])
+    own_bound = resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 5
+    assert engine.store.client._server.hnsw_cache_size == min(4, own_bound)
+    engine.close()
+    again = MemoryEngine(tmp_path / "store", embedder=HashEmbedder(), cache=CacheConfig(chroma_hnsw_cache=4))
+    assert [again.bank(f"u{n}").count() for n in range(12)] == [3] * 12
+    assert sorted(u.text for u in again.bank("u3").recall("user 3 fact", k=3, include_history=True).units) == [
+        "user 3 fact 0", "user 3 fact 1", "user 3 fact 2"]
+    again.close()

@@ -1,0 +1,27 @@
+"""A tiny run of the many-banks benchmark (timings are reported, not asserted)."""
+
+from __future__ import annotations
+
+import json
+
+from benchmarks.many_banks import main, run
+
+
+def test_many_banks_benchmark_runs_end_to_end(tmp_path):
+    report = run(banks=12, units=4, samples=6, open_sizes=[150], folder=str(tmp_path))
+    many = report["many_banks"]
+    assert many["banks"] == 12 and many["background_failures"] == 0
+    assert many["extra_threads_peak"] <= many["cache"]["workers"]  # a shared pool, not a thread per bank
+    assert many["threads_after_close"] <= 0
+    assert many["recall_cold_ms"]["n"] == 6 and many["cold_recalls_with_hits"] == 6
+    assert 0 < many["recall_warm_ms"]["p50"] <= many["recall_warm_ms"]["p95"]
+    (opened,) = report["cold_open"]
+    assert opened["units"] == 150 and opened["snapshot_used"]
+    assert opened["rebuild_ms"] > 0 and opened["snapshot_open_ms"] > 0
+
+
+def test_many_banks_cli_writes_its_report(tmp_path):
+    out = tmp_path / "report.json"
+    assert main(["--banks", "0", "--open-sizes", "120", "--tmp", str(tmp_path), "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert "many_banks" not in report and report["cold_open"][0]["units"] == 120
