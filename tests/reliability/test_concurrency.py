@@ -95,10 +95,10 @@ def test_loading_one_bank_does_not_stall_another(tmp_path, monkeypatch):
     loading, release = threading.Event(), threading.Event()
     real_load = LiveIndex.load
 
-    def slow_load(self):
+    def slow_load(self, *args, **kwargs):
         loading.set()
         assert release.wait(JOIN_S)
-        return real_load(self)
+        return real_load(self, *args, **kwargs)
 
     monkeypatch.setattr(LiveIndex, "load", slow_load)
     loader, load_errors = _run(lambda: engine.bank("big").recall("Orion launch"))
