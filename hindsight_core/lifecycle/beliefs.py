@@ -34,18 +34,22 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import weakref
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hindsight_core.errors import InvalidInputError, LLMError
+from hindsight_core.lifecycle.belief_trust import corroborated, may_supersede, pending_flags
+from hindsight_core.lifecycle.update_cues import look_alike, update_cue
+from hindsight_core.lifecycle.update_rules import RELATED_MIN_SIM, judge_update, update_strength
 from hindsight_core.models import CaptureResult, MemoryKind, MemoryStatus, MemoryUnit
 
 if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
 
-__all__ = ["contradicts", "asks_history", "supersede_on_capture", "invalidate", "history", "is_belief"]
+__all__ = ["contradicts", "judge_update", "asks_history", "supersede_on_capture", "invalidate", "history", "is_belief"]
 
 log = logging.getLogger("hindsight.beliefs")
 
@@ -77,7 +81,8 @@ _HISTORY = re.compile(
 _BATCH_NEIGHBOURS = 8  # earlier units of the same capture batch checked per new belief
 _ENTITY_CAP = 50  # an entity named by more units than this (a team, a city) does not pick candidates
 _ENTITY_MIN_SIM = 0.35  # cosine from which a stored fact naming the same rare entity is compared
-_JUDGE_MIN_SIM = 0.75  # the LLM judge is asked only about pairs this close that the rules leave open
+_JUDGE_MIN_SIM = 0.6  # the LLM judge is asked only about pairs this close that the rules leave open
+_JUDGE_CACHE_SIZE = 4096  # LLM verdicts kept per model, keyed by the two texts
 
 
 def _stem(word: str) -> str:
@@ -217,26 +222,89 @@ def _with_entity_neighbours(index: Any, unit: MemoryUnit, vec: np.ndarray,
     return sorted(close + extra, key=lambda hit: -hit[1])
 
 
+_VERDICTS: "weakref.WeakKeyDictionary[Any, dict[tuple[str, str], str | None]]" = weakref.WeakKeyDictionary()
+_VERDICTS_BY_ID: dict[int, dict[tuple[str, str], str | None]] = {}  # models that cannot be weakly referenced
+
+
+def _verdict_cache(llm: Any) -> dict[tuple[str, str], str | None]:
+    try:
+        return _VERDICTS.setdefault(llm, {})
+    except TypeError:
+        return _VERDICTS_BY_ID.setdefault(id(llm), {})
+
+
 def _judge(llm: Any, older: str, newer: str) -> str | None:
+    """The LLM's verdict on one pair (cached per model: the same pair is never asked twice)."""
     from hindsight_core.lifecycle._llm import ask_json
     from hindsight_core.prompts import contradiction
 
+    cache = _verdict_cache(llm)
+    if (older, newer) in cache:
+        return cache[(older, newer)]
     try:
         verdict = contradiction.ContradictionVerdict.model_validate(ask_json(llm, contradiction.build_messages(older, newer)))
     except (LLMError, ValueError) as exc:
         log.warning("contradiction judge failed, keeping both beliefs: %s", exc)
-        return None
-    return f"llm: {verdict.reason}".strip() if verdict.contradicts else None
+        return None  # not cached: a later capture may ask again
+    reason = f"llm: {verdict.reason}".strip() if verdict.contradicts else None
+    if len(cache) >= _JUDGE_CACHE_SIZE:
+        cache.pop(next(iter(cache)))
+    cache[(older, newer)] = reason
+    return reason
+
+
+def _ambiguous(older: str, newer: str, sim: float) -> bool:
+    """A pair worth an LLM's judgement: close, and the later text is no obvious look-alike."""
+    return sim >= _JUDGE_MIN_SIM and look_alike(newer) is None
+
+
+def _effective(newer: MemoryUnit) -> datetime:
+    """When the newer fact starts to hold: a future date it names with an effective cue
+    ("starting Monday", "from next week"), else when it was said or happened."""
+    if (newer.occurred_at is not None and newer.occurred_at > newer.mentioned_at
+            and update_cue(newer.text) == "effective"):
+        return newer.occurred_at
+    return newer.when
+
+
+def _decide(older: str, newer: str, sim: float, strict_min_sim: float, llm: Any) -> tuple[str | None, bool]:
+    """``(reason, by the slot rules)``: the template rules on close pairs, then the slot rules
+    (:func:`~hindsight_core.lifecycle.update_rules.judge_update`), then the LLM on ambiguous pairs."""
+    reason = contradicts(older, newer) if sim >= strict_min_sim else None
+    if reason is not None:
+        return reason, False
+    reason = judge_update(older, newer, sim)
+    if reason is not None:
+        return reason, True
+    if llm is not None and _ambiguous(older, newer, sim):
+        return _judge(llm, older, newer), True
+    return None, False
+
+
+def _best_slot_candidate(unit: MemoryUnit, cands: list[tuple[float, str, int | None]], units: list[MemoryUnit],
+                         stored: dict[str, MemoryUnit], loaded: dict[str, MemoryUnit]) -> str | None:
+    """The one earlier fact the slot rules say ``unit`` updates most surely (a message updates one
+    fact; the other facts about the same subject stay)."""
+    best: tuple[float, str | None] = (0.0, None)
+    for sim, uid, q in cands:
+        other = units[q] if q is not None else stored.get(uid, loaded[uid])
+        older, newer = (other, unit) if _ts(other) <= _ts(unit) else (unit, other)
+        reason, strength = update_strength(older.text, newer.text, sim)
+        if reason is not None and strength > best[0]:
+            best = (strength, uid)
+    return best[1]
 
 
 def _ts(unit: MemoryUnit) -> float:
-    return unit.when.timestamp()
+    """When a statement was made: the later *statement* wins, whatever past date it mentions
+    ("Marcus left last month" said today updates what was said three weeks ago)."""
+    return unit.mentioned_at.timestamp()
 
 
 def _supersede(older: MemoryUnit, newer: MemoryUnit, reason: str) -> tuple[MemoryUnit, MemoryUnit]:
     chain = tuple(dict.fromkeys(newer.evidence_ids + (older.id,) + older.evidence_ids))
     old = older.model_copy(update={"status": MemoryStatus.SUPERSEDED, "superseded_by": newer.id,
-                                   "valid_to": newer.when,
+                                   "valid_to": _effective(newer),
                                    "flags": older.flags + (f"superseded ({reason})"[:200],)})
     new = newer.model_copy(update={"evidence_ids": chain})
     return old, new
@@ -268,25 +336,28 @@ def supersede_on_capture(
     vecs = np.stack([np.asarray(new_units[n][1], dtype=np.float32) for n in todo])
     stored: dict[str, MemoryUnit] = {}  # stored units changed here
     stored_cands: dict[str, list[tuple[str, float]]] = {}  # new unit id -> stored units to compare, best first
+    gate = min(cfg.contradiction_min_sim, RELATED_MIN_SIM)  # the slot rules compare reworded pairs too
     for row, n in enumerate(todo):
-        close = [(i, sim) for i, sim in near.get(units[n].id, []) if sim >= cfg.contradiction_min_sim]
+        close = [(i, sim) for i, sim in near.get(units[n].id, []) if sim >= gate]
         stored_cands[units[n].id] = _with_entity_neighbours(index, units[n], vecs[row], close)
     fetch: set[str] = set()  # stored beliefs that may be updated: only these are read in full
     for n in todo:
-        text = units[n].text
+        text, when = units[n].text, _ts(units[n])
         for uid, sim in stored_cands[units[n].id]:
             light = index.units.get(uid)
             if (light is None or uid in fetch
                     or not is_belief(light.kind, light.status, light.outcome, light.flags, light.text)):
                 continue
+            older, newer = (light.text, text) if light.mentioned_at <= when else (text, light.text)
             if ((llm is not None and sim >= _JUDGE_MIN_SIM)
-                    or contradicts(light.text, text) is not None or contradicts(text, light.text) is not None):
+                    or _decide(older, newer, sim, cfg.contradiction_min_sim, None)[0] is not None):
                 fetch.add(uid)
     loaded = {u.id: u for u in bank.get_many(sorted(fetch))} if fetch else {}
     superseded: dict[str, list[str]] = {}
     for row, pos in enumerate(todo):
         unit = units[pos]
         speaker = unit.metadata.get("speaker")
+        slot_updates = 0  # supersessions by the slot rules: one per new fact (its best candidate)
         cands: list[tuple[float, str, int | None]] = []
         for uid, sim in stored_cands[unit.id]:
             if uid in loaded and uid not in stored and uid not in unit.evidence_ids:
@@ -295,9 +366,10 @@ def supersede_on_capture(
             sims = vecs[:row] @ vecs[row]
             for col in np.argsort(-sims, kind="stable")[:_BATCH_NEIGHBOURS]:
                 q = todo[col]
-                if sims[col] >= cfg.contradiction_min_sim and units[q].status is MemoryStatus.ACTIVE:
+                if sims[col] >= gate and units[q].status is MemoryStatus.ACTIVE:
                     cands.append((float(sims[col]), units[q].id, q))
         cands.sort(key=lambda c: -c[0])
+        best_slot = _best_slot_candidate(units[pos], cands, units, stored, loaded)
         for sim, uid, q in cands:
             other = units[q] if q is not None else stored.get(uid, loaded[uid])
             if other.status is not MemoryStatus.ACTIVE or units[pos].status is not MemoryStatus.ACTIVE:
@@ -305,18 +377,21 @@ def supersede_on_capture(
             other_speaker = other.metadata.get("speaker")
             if speaker is not None and other_speaker is not None and speaker != other_speaker:
                 continue
-            if (other.time_refs and units[pos].time_refs and other.occurred_at and units[pos].occurred_at
-                    and other.occurred_at.date() != units[pos].occurred_at.date()):
-                continue  # two dated events, both true
+            dated = bool(other.time_refs and units[pos].time_refs and other.occurred_at and units[pos].occurred_at
+                         and other.occurred_at.date() != units[pos].occurred_at.date())
             new_first = _ts(other) <= _ts(units[pos])
             older, newer = (other, units[pos]) if new_first else (units[pos], other)
-            reason = contradicts(older.text, newer.text)
-            if reason is None and llm is not None and sim >= _JUDGE_MIN_SIM:
-                reason = _judge(llm, older.text, newer.text)
-            if reason is None:
-                continue
-            old, new = _supersede(older, newer, reason)
-            superseded.setdefault(new.id, []).append(old.id)
+            reason, by_slots = _decide(older.text, newer.text, sim, cfg.contradiction_min_sim,
+                                       llm if slot_updates == 0 and best_slot is None else None)
+            if (reason is None or (by_slots and (slot_updates or best_slot not in (None, uid)))
+                    or (dated and not by_slots)):
+                continue  # (two dated events are both true unless the slot rules read a change)
+            slot_updates += 1  # one slot-rule update per fact, and none beside a template update
+            if may_supersede(older.source, newer.source) or corroborated(older, newer):
+                old, new = _supersede(older, newer, reason)
+                superseded.setdefault(new.id, []).append(old.id)
+            else:  # a lower-trust source contradicts the user: both stay, the conflict waits
+                old, new = pending_flags(older, newer, reason)
             for changed in (old, new):
                 if changed.id == units[pos].id:
                     units[pos] = changed

@@ -25,6 +25,7 @@ import numpy as np
 from hindsight_core.lifecycle.extract import extract_entities
 from hindsight_core.lifecycle.timeparse import parse_query_window
 from hindsight_core.retrieval import channels as ch
+from hindsight_core.retrieval import present
 from hindsight_core.retrieval.config import RecallConfig
 from hindsight_core.retrieval.fusion import rrf_fuse
 from hindsight_core.retrieval.mmr import mmr
@@ -132,6 +133,8 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
     extra = [uid for name in ("graph", "feedback") for uid, _ in ranked[name][: cfg.expand] if uid not in in_pool]
     extra = list(dict.fromkeys(extra))
     pool = with_neighbours(pool0 + extra) if extra else pool0
+    successor_of = present.predecessors(pool, index, req.statuses)  # stale facts are scored for their successor
+    pool = pool + [uid for uid in successor_of if uid not in set(pool)]
     lap("graph")
     if cfg.fusion == "rrf":
         allowed = set(pool)
@@ -146,6 +149,7 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
         final = scorer.score(pool, extras)
         order = np.argsort(-final, kind="stable")
         fused = [(pool[j], float(final[j])) for j in order]
+    fused = present.prefer_newer(present.inherit(fused, successor_of), index)
     found = {uid for hits in ranked.values() for uid, _ in hits}
     ranked["neighbour"] = [(uid, s) for uid, s in fused if uid not in found]  # pulled in beside a hit
     lap("fuse2")

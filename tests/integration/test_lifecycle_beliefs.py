@@ -80,16 +80,21 @@ def test_negation_supersedes(engine):
 
 
 def test_llm_judge_decides_what_rules_cannot(embedder):
+    """A pair the slot rules leave open (no shared value, no cue) goes to the LLM; its verdict is
+    recorded in the old belief's flags (history) and cached: the same pair is never asked twice."""
     from hindsight_core import MemoryEngine
+    from hindsight_core.lifecycle.beliefs import judge_update
 
-    model = scripted_chat_model(['{"contradicts": true, "reason": "the office moved"}'])
+    older, newer = "I'm dating someone named Chris.", "Chris and I broke up last week."
+    assert judge_update(older, newer, 0.7) is None  # the rules alone keep both
+    model = scripted_chat_model(['{"contradicts": true, "reason": "they broke up"}', "no JSON here"])
     with MemoryEngine.ephemeral(embedder=embedder, llm=model) as engine:
-        bank = engine.bank("u")
-        old = bank.capture("Dana leads the mobile app project.", mentioned_at=T0)
-        new = bank.capture("Priya took over leading the mobile app project from Dana last week.",
-                           mentioned_at=T0 + timedelta(days=9))
-        assert new.supersedes == (old.unit_id,)
-        assert any("llm" in f for f in bank.get(old.unit_id).flags)
+        for name in ("a", "b"):  # the second bank's identical pair is answered from the cache
+            bank = engine.bank(name)
+            old = bank.capture(older, mentioned_at=T0)
+            new = bank.capture(newer, mentioned_at=T0 + timedelta(days=9))
+            assert new.supersedes == (old.unit_id,)
+            assert any("llm: they broke up" in f for u in bank.history(new.unit_id) for f in u.flags)
 
 
 def test_invalidated_is_not_superseded(engine):

@@ -1,0 +1,195 @@
+"""The cues that make a later statement an update, and the look-alikes that are not.
+
+Pure functions over text, no model. A message is split into clauses; a clause that asks, supposes,
+plans, describes a temporary exception, a failed attempt, a cancelled plan, a past event or someone
+else's affairs says nothing about the present value, so it is set aside before the value is compared
+(:func:`assertive_part`). A denial ("it didn't", "ignore the rumour") blocks the whole message.
+
+Example:
+    >>> look_alike("did someone bump the session TTL to an hour?")
+    'question'
+    >>> look_alike("just for today the standup is at 11, half the team is stuck at the airport")
+    'temporary'
+    >>> look_alike("if we moved search to OpenSearch we'd have to rewrite every index template")
+    'hypothetical'
+    >>> look_alike("heads up: we moved payments-api to port 9443 last night") is None
+    True
+    >>> update_cue("sorry, I meant Thursday")
+    'correction'
+    >>> assertive_part("Pro is $35/mo now. Should we raise Basic to $12?")
+    'Pro is $35/mo now.'
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+__all__ = ["look_alike", "clause_look_alike", "relations", "update_cue", "assertive_part", "split_clauses", "denies",
+           "LOOK_ALIKES"]
+
+_F = re.I
+
+# Each look-alike form and the clause shapes that carry it. Ordered: the first that matches names it.
+_CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("hypothetical", re.compile(
+        r"^\W*if\b|\b(if|unless|suppose|supposing|imagine|what if|in case)\b.*\b(would|wouldn't|'d|could|might|may|"
+        r"probably|'ll have to|will have to|have to|need to|instead|we lose|we'll)\b|\bif\b.*\bever\b|\bwould have to\b|\bwould be\b|"
+        r"\bwould('ve)? (need|go|slip|drop|lose|switch)\b", _F)),
+    ("plan", re.compile(
+        r"\b(thinking (about|of)|think(ing)? we (should|might)|might|maybe|considering|consider|there'?s talk|"
+        r"talk of|planning to|plan to|we'll see|nothing decided|not decided|want to try|wants? to try|floated|"
+        r"propos(e|ed|al)|might try|could try|tempted|tempting|wondering|someday|one day|eventually|"
+        r"depends (on )?how|next (year|quarter|month)\b.*\b(might|maybe|if|depends))\b", _F)),
+    ("temporary", re.compile(
+        r"\b(just|only)\b[^.;,]{0,25}\b(today|tonight|this (week|weekend|morning|afternoon|evening|time|once))\b|"
+        r"\b(today|tonight|this (week|weekend|time)) only\b|\btemporar(y|ily)\b|\bfor the (day|night|weekend)\b|"
+        r"\b(this (week|weekend)|today|tonight)\b[^.;]{0,40}\b(while|because|since I|special occasion)\b|"
+        r"\b(while|because)\b[^.;]{0,60}\b(this (week|weekend)|today|tonight)\b|"
+        r"\bskipping\b|\bspecial occasion\b|\bnormal\b[^.;]{0,30}\bagain\b|\bback to normal\b|\bthis (week|weekend) only\b",
+        _F)),
+    ("failed_attempt", re.compile(
+        r"\b(tried|attempted|trying)\b.*\b(but|rolled back|roll back|failed|fail|was full|didn't|couldn't|no luck|"
+        r"reverted)\b|\brolled (it )?back\b|\breverted\b", _F)),
+    ("cancelled_plan", re.compile(
+        r"\b(scrapped|shelved|abandoned|dropped|cancell?ed|killed) the (plan|idea|proposal|move)\b|"
+        r"\bstay(s|ing)? (as is|put|the same)\b|\bnot worth\b|\bnot happening\b", _F)),
+    ("past_event", re.compile(
+        r"\b(back in|in (19|20)\d\d|last year('s)?|in college|in school|growing up|grew up|used to|remember when|"
+        r"years ago|when I was|back when|in the old days|spent \d+ years|as a kid|good times)\b", _F)),
+)
+_DENIAL = re.compile(
+    r"\b(it didn'?t|it did not|didn'?t change|hasn'?t changed|has not changed|nothing'?s changed|nothing has changed|"
+    r"not true|isn'?t true|rumou?rs?|false alarm|ignore the|still the same|no change|never (moved|changed)|"
+    r"is still\b[^.]*\bnot)\b", _F)
+_QUESTION_OPEN = re.compile(
+    r"^\s*(wait|so|hey|um|hmm|quick q(uestion)?|q)?[,:]?\s*(did|does|do|is|are|was|were|should|shall|could|can|"
+    r"would|will|has|have|anyone|any ?one|how|what|when|where|which|who|why|whats|what's|when's|where's|who's)\b", _F)
+_OTHER_PERSON = re.compile(
+    r"^\s*(my|our|her|his|their)\s+(husband|wife|partner|boyfriend|girlfriend|roommate|flatmate|mom|mum|mother|"
+    r"dad|father|sister|brother|cousin|friend|aunt|uncle|niece|nephew|grandma|grandpa|neighbou?r|colleague|"
+    r"kid|kids|son|daughter|boss)\b|^\s*(mom|mum|dad|grandma|grandpa)('s)?\b", _F)
+_ADDITION = re.compile(r"\b(also|as well|too|another|second|additionally|in addition|satellite|on top of)\b", _F)
+_REPLACE = re.compile(r"\b(instead|no longer|anymore|any more|replac\w*|switch\w*|swapp?\w*|moved? (to|over|into)|"
+                      r"rather than|not \w+ anymore|gone off|dropped|quit)\b", _F)
+
+#: Update cues by kind, first match wins. Corrections and explicit changes are the strongest.
+_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("correction", re.compile(
+        r"\b(correction|sorry|i meant|meant to say|my (mistake|bad)|mistake|wrong|typo|oops|i had that wrong|"
+        r"to clarify|actually)\b", _F)),
+    ("change", re.compile(
+        r"\b(no longer|anymore|any more|instead|moved?|moving|switch\w*|chang\w+|migrat\w+|relocat\w+|replac\w+|"
+        r"renam\w+|upgrad\w+|downgrad\w+|reassign\w*|handed|hand(ed)? over|took over|taken over|taking over|promot\w*|"
+        r"promo|went (up|down)|up to|down to|cut|rais\w+|lower\w*|bump\w*|trimm\w*|increas\w+|decreas\w+|reduc\w+|"
+        r"dropp\w+|pull\w*|kill\w*|quit|left|gave|retir\w+|cancell?ed for good|reshuffl\w+|cutover|rolled out|"
+        r"transferr?\w*|now|these days|from now on|going forward|new|finally|switched|started|reorg|update[ds]?|"
+        r"is live|went live|done|finished|landed|rebook\w*|reschedul\w*|postpon\w*|push(ed)? (back|out)|extend\w*|"
+        r"tighten\w*|loosen\w*|shorten\w*|lengthen\w*|revis\w*|adjust\w*|swap\w*|officially|overrul\w*|"
+        r"took|taking|handing)\b|→|->|=>", _F)),
+    ("effective", re.compile(
+        r"\b(as of|starting|starts|from (tomorrow|today|next|monday|tuesday|wednesday|thursday|friday|saturday|"
+        r"sunday|the \d+)|effective|since)\b", _F)),
+)
+
+LOOK_ALIKES = tuple(name for name, _ in _CLAUSE_FORMS) + ("question", "denial", "other_person")
+
+_SENT = re.compile(r"(?<=[.!?])\s+|\n+|\s+[—–]\s+|;\s*|\(\d\)\s*")
+_CLAUSE = re.compile(r",\s+(?=(but|so|and then|though|although|which)\b)|\s+but\s+", _F)
+
+
+@functools.lru_cache(maxsize=4096)
+def split_clauses(text: str) -> tuple[str, ...]:
+    """Sentences, dash- and semicolon-separated parts, then ``but``/``so`` clauses, stripped."""
+    out: list[str] = []
+    for sent in _SENT.split(text):
+        if not sent or not sent.strip():
+            continue
+        parts = [p for p in _CLAUSE.split(sent) if p and p.strip() and p.lower() not in
+                 ("but", "so", "and then", "though", "although", "which")]
+        out.extend(p.strip() for p in parts)
+    return tuple(out)
+
+
+def _is_question(clause: str) -> bool:
+    c = clause.strip()
+    return c.endswith("?") or bool(_QUESTION_OPEN.match(c) and "?" in c)
+
+
+def relations(text: str) -> frozenset[str]:
+    """The relatives and people-by-role a text opens a clause with ("my husband", "Mom's")."""
+    return frozenset((m.group(2) or m.group(3)).lower() for c in split_clauses(text) for m in [_OTHER_PERSON.search(c)]
+                     if m is not None)
+
+
+def clause_look_alike(clause: str, about: frozenset[str] = frozenset()) -> str | None:
+    """The look-alike form of one clause (``question``, ``hypothetical``, ``plan``...), or None.
+
+    ``about``: the relatives the earlier statement itself is about ("my dad" in "My dad works as an
+    electrician"); a clause about one of them is not someone else's affair.
+    """
+    if _is_question(clause):
+        return "question"
+    m = _OTHER_PERSON.search(clause)
+    if m is not None and (m.group(2) or m.group(3)).lower() not in about:
+        return "other_person"
+    for name, pattern in _CLAUSE_FORMS:
+        if pattern.search(clause):
+            return name
+    return None
+
+
+def denies(text: str) -> bool:
+    """The message denies a change ("it didn't", "nothing's changed", "ignore the rumour")."""
+    return bool(_DENIAL.search(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def assertive_part(text: str, about: frozenset[str] = frozenset()) -> str:
+    """The clauses of ``text`` that state something about the present (look-alike clauses removed);
+    ``about`` as for :func:`clause_look_alike`."""
+    sentences = [s for s in _SENT.split(text) if s and s.strip()]
+    kept: list[str] = []
+    for sent in sentences:
+        if _is_question(sent):
+            continue
+        clauses = [c for c in split_clauses(sent) if clause_look_alike(c, about) is None]
+        if clauses and clause_look_alike(sent.strip(), about) not in ("hypothetical", "failed_attempt", "cancelled_plan"):
+            kept.append(" ".join(clauses) if len(clauses) > 1 else clauses[0])
+    return " ".join(kept)
+
+
+def look_alike(text: str, about: frozenset[str] = frozenset()) -> str | None:
+    """Why ``text`` as a whole is not an update though it may look like one, or None.
+
+    A message whose every clause is a look-alike (or that denies a change) names the form of its
+    first look-alike clause.
+    """
+    if denies(text):
+        return "denial"
+    if assertive_part(text, about).strip():
+        return None
+    for clause in split_clauses(text):
+        form = clause_look_alike(clause, about)
+        if form is not None:
+            return form
+    for name, pattern in _CLAUSE_FORMS:  # a whole-sentence form the clauses split apart
+        if pattern.search(text):
+            return name
+    return "question" if "?" in text else None
+
+
+def is_addition(clause: str) -> bool:
+    """An added value ("I also like tea") rather than a replaced one."""
+    return bool(_ADDITION.search(clause)) and not _REPLACE.search(clause)
+
+
+def update_cue(text: str) -> str | None:
+    """The kind of update cue ``text`` carries: ``correction``, ``change``, ``effective``; or None."""
+    for name, pattern in _CUES:
+        if pattern.search(text):
+            return name
+    return None
+
+
+__all__.append("is_addition")

@@ -1,0 +1,295 @@
+"""Does a later statement update an earlier one? Decided on what both are about, without a model.
+
+The earlier statement is split into its *key* (the words that name the subject and attribute, up
+to and including its main verb: "payments-api listens", "my favourite colour") and its *value*
+(the rest: "on 8443 behind the internal LB", "teal"). The later text, with its look-alike clauses
+set aside (:mod:`~hindsight_core.lifecycle.update_cues`), updates the earlier one when
+
+- it speaks about the same key (most key words recur, or the two texts are close and share a slot),
+- it states another value of a compatible kind (a new number for a number, a new name or thing for
+  a name or thing), and the earlier value is gone or is named as what changed ("from 40k", "not
+  Mondays", "we don't use Jenkins anymore"),
+- and nothing says it is another subject (another numbered id, another relative's affair).
+
+Example:
+    >>> judge_update("payments-api listens on 8443 behind the internal LB.",
+    ...              "heads up: we moved payments-api to port 9443 last night", 0.6)
+    'same attribute, value changed'
+    >>> judge_update("The search cluster runs Elasticsearch 7.17.",
+    ...              "if we moved search to OpenSearch we'd have to rewrite every index template", 0.6) is None
+    True
+    >>> judge_update("I love hiking in the Dolomites.", "I also got really into bouldering lately", 0.4) is None
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from hindsight_core.lifecycle.slots import STOP, Reading, content, read, same_word
+from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, split_clauses,
+                                                  update_cue)
+
+__all__ = ["judge_update", "update_strength", "key_and_value", "RELATED_MIN_SIM", "CLOSE_SIM"]
+
+#: Cosine from which two statements sharing an attribute slot may be about the same thing even when
+#: the later one names the subject differently ("the main db" for "our primary Postgres instance").
+CLOSE_SIM = 0.55
+#: Cosine from which a pair is compared at all by the paraphrase rule (MiniLM: unrelated facts of one
+#: person or service sit around 0.2-0.4; reworded updates of one fact from about 0.35).
+RELATED_MIN_SIM = 0.35
+#: Share of the earlier statement's key words the later text must repeat to be about the same key.
+KEY_COVERAGE = 0.5
+
+_VERB = re.compile(
+    r"\b(is|are|was|were|'s|'re|'m|am|has|have|runs?|lives?|listens?|leads?|uses?|takes?|prefers?|likes?|loves?|meets?|"
+    r"sits?|ships?|costs?|gets?|eats?|sleeps?|works?|reads?|parks?|expires?|kicks?|starts?|happens?|coordinates?|"
+    r"handles?|builds?|deploys?|pays?|keeps?|kept|do|does|drinks?|goes|go|serves?|stays?|lands?|volunteers?|owns?|"
+    r"manages?|reports?|sends?|wants?|needs?|holds?|tops?|terminates?|stores?|hosts?|sync|syncs|arrives?|ends?|"
+    r"closes?|opens?|teaches|attends?|plays?|drives?|rides?|owned|managed|led|held|located|based|called|named|"
+    r"scheduled|set|due|booked)\b|:", re.I)
+_COPULA = frozenset({"is", "are", "was", "were", "'s", "'re", "'m", "am", "has", "have", "do", "does", ":"})
+_REMOVAL = re.compile(r"\b(was|were|fine|old|no longer|anymore|any more|not|n't|gone off|left|quit|gave|cancel\w*|killing|killed|"
+                      r"pulled|dropped|retired|was the old|from|instead of|out of|off|replac\w*|moved|moving|kicked out|"
+                      r"closed|took|handed|reassigned)\b|→|->", re.I)
+#: Machine output: "[jira] ...", "key=value", "Key: value" lines, a shell prompt.
+_TOOL_RECORD = re.compile(r"^\s*\[[\w .-]+\]|\b\w+=\S|^\s*\$ |\n\s*[\w ]+:\s+\S|\w+:\s+[^\s:]+\s*\|", re.M)
+#: Attributes that hold several values at once: a new one replaces nothing without a replace cue.
+_MULTI = re.compile(r"\b(likes?|loves?|enjoys?|into|fan of|also)\b", re.I)
+_REPLACE_CUE = re.compile(r"\b(instead|no longer|anymore|any more|not \w+ any ?more|gone off|switch\w*|replac\w*|"
+                          r"now|these days|convert|over it|dead to me|quit|stopped)\b", re.I)
+_WEAK_SLOTS = frozenset({"preference", "tool", "role", "status", "version"})
+_NOT_VALUE = frozenset({"now", "new", "today", "yesterday", "tomorrow", "morning", "night", "week", "month", "year",
+                        "last", "next", "day", "time", "anymore", "finally", "update", "updated"})
+
+
+@functools.lru_cache(maxsize=4096)
+def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ...]]:
+    """``(subject words, attribute verb, value words)``: content words before the main verb, the verb
+    when it is not a copula ("listens", "live"), and the words after it.
+
+    With no verb found, the first two content words are the subject.
+    """
+    m = _VERB.search(text)
+    if m is None:
+        toks = content(text)
+        return toks[:2], None, toks[2:]
+    verb = m.group(0).lower()
+    verb_words = content(verb)
+    head_text = _PREP.split(text[: m.start()], maxsplit=1)[0]  # "manager" in "our manager at the bank"
+    subject = content(head_text) + tuple(w for w in content(text[: m.start()]) if w not in content(head_text))
+    return (subject, None if verb in _COPULA or not verb_words else verb_words[0],
+            content(text[m.end():]))
+
+
+_PREP = re.compile(r"\s(?:at|in|of|for|on|to|from|with|by)\s", re.I)
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve".split())
+
+
+def _heads(subject: tuple[str, ...], verb: str | None, value: tuple[str, ...]) -> tuple[str, ...]:
+    """The words that name the attribute: the subject's last noun, the verb, and, for a statement
+    about the speaker ("I take my coffee black", "I'm allergic to nuts"), the first value word."""
+    words = [w for w in subject if not _number_like(w) and w not in _NOT_VALUE]
+    heads = words[-1:] + ([verb] if verb else [])
+    if not words:
+        heads += [w for w in value if not _number_like(w) and w not in _NUMBER_WORDS and w not in _NOT_VALUE][:1]
+    return tuple(heads)
+
+
+def _present(tok: str, r: Reading) -> bool:
+    return r.has(tok) or any(same_word(tok, n) for n in r.names)
+
+
+def _number_like(tok: str) -> bool:
+    return any(c.isdigit() for c in tok)
+
+
+def _is_id(tok: str) -> bool:
+    return _number_like(tok) and any(c.isalpha() for c in tok) and ("-" in tok or "_" in tok)
+
+
+def _other_id(o: Reading, n: Reading) -> bool:
+    """Both name a numbered id of one shape ("db-primary-01" / "db-replica-03") and not each other's."""
+    ids_o = {t for t in o.names if _is_id(t)}
+    ids_n = {t for t in n.names if _is_id(t)}
+    return bool(ids_o and ids_n and not ids_o & ids_n)
+
+
+def _value_removed(value: tuple[str, ...], newer: str, n: Reading, key: tuple[str, ...] = ()) -> str:
+    """``gone`` when no value word recurs, ``named`` when one recurs next to a removal cue, ``kept``
+    when all recur in a clause that also names the key (or anywhere, with no key), else ``partly``.
+
+    "Boulder Barn raised prices again" keeps the old venue's name, but not as the meetup's venue.
+    """
+    words = [v for v in value if v not in STOP and v not in _NOT_VALUE]
+    if not words:
+        return "gone"
+    found = [v for v in words if _present(v, n)]
+    if not found:
+        return "gone"
+    clauses = split_clauses(newer)
+    if any(_near_removal(clause, found) for clause in clauses):
+        return "named"
+    if len(found) < len(words):
+        return "partly"
+    if not key:
+        return "kept"
+    for clause in clauses:
+        r = read(clause)
+        if any(_present(k, r) for k in key) and all(_present(v, r) for v in found):
+            return "kept"
+    return "partly"
+
+
+#: Words before an earlier value that say it went ("no longer X", "off Jira", "from 40k", "dropping Venice").
+_GONE_BEFORE = re.compile(r"(no|not|never|longer|off|from|left|leaving|quit|gave|cancel\w*|kill\w*|pull\w*|"
+                          r"dropp?\w*|instead|out|retired|replac\w*|swap\w*|ditch\w*|\w+n't|without|ex|former)",
+                          re.I)
+#: Words after it that say so ("Jenkins anymore", "Reno is closed", "Tomas is moving", "X → Y").
+_GONE_AFTER = re.compile(r"(anymore|closed|was|were|fine|moving|moved|left|retired|gone|out|off|→|->|=>|"
+                         r"is(n't)?|stays?)", re.I)
+_GONE_WINDOW = 3  # words between the earlier value and the cue
+
+
+def _near_removal(clause: str, found: list[str]) -> bool:
+    """A removal cue next to a distinctive earlier value word ("don't use Jenkins anymore", "cut
+    from 40k", "Tomas is moving over"); a bare month or unit does not count, and a value that acts
+    ("Rhiannon changed her hours") is not removed."""
+    words = [w.strip(".,:;!?()") for w in re.findall(r"[\w'’$€£.,:/-]+|→|->|=>", clause.lower())]
+    for i, w in enumerate(words):
+        tok = content(w)
+        if not tok or _MONTH.fullmatch(tok[0]) or len(tok[0]) < 3 and not _number_like(tok[0]):
+            continue
+        if not any(same_word(tok[0], v) or _number_like(v) and tok[0].strip("$€£.,") == v.strip("$€£.,")
+                   for v in found):
+            continue
+        before = words[max(0, i - _GONE_WINDOW):i]
+        after = words[i + 1:i + 1 + _GONE_WINDOW]
+        if any(_GONE_BEFORE.fullmatch(b) for b in before):
+            return True
+        if after and (_GONE_AFTER.fullmatch(after[0]) or (len(after) > 1 and after[0] in ("is", "was", "has", "got")
+                                                           and _GONE_AFTER.fullmatch(after[1]))):
+            if not (after[0] in ("is", "isn't") and len(after) > 1 and not _GONE_AFTER.fullmatch(after[1])):
+                return True
+    return False
+
+
+def _new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
+    """The later text states a value of a kind the earlier value has: a new number for a number,
+    a new word or name for words."""
+    o_nums = {t for t in value if _number_like(t)}
+    n_new = [t for t in n.tokens if not _present(t, o) and t not in _NOT_VALUE]
+    if o_nums:
+        return any(_number_like(t) for t in n_new) or bool(n.slots & o.slots & {"day", "status"}
+                                                            and any(not _number_like(t) for t in n_new))
+    return any(not _number_like(t) or _is_id(t) for t in n_new)
+
+
+def _raw_words(text: str) -> list[str]:
+    return [_stem_word(w) for w in re.findall(r"[\w'’-]+", text.lower())]
+
+
+def _stem_word(w: str) -> str:
+    toks = content(w)
+    return toks[0] if toks else w
+
+
+def _substituted(older: str, newer: str, missing: set[str]) -> bool:
+    """A subject word of the earlier text is replaced by another word right before the same next
+    word: "the *data* team's budget" / "*ML* team's budget", "*Priya* leads" / "*Hiroshi* now leads"."""
+    o_words, n_words = _raw_words(older), _raw_words(newer)
+    for i, w in enumerate(o_words):
+        if w not in missing:
+            continue
+        nxt = next((t for t in o_words[i + 1:] if t not in STOP and any(same_word(t, x) for x in n_words)), None)
+        if nxt is None:
+            continue
+        for j, t in enumerate(n_words):
+            if j == 0 or not same_word(t, nxt):
+                continue
+            k = j - 1
+            while k >= 0 and (n_words[k] in _NOT_VALUE or update_cue(n_words[k])):
+                k -= 1
+            prev = n_words[k] if k >= 0 else ""
+            if (prev and prev not in STOP and not _number_like(prev) and not _DAY_OR_MONTH.match(prev)
+                    and not any(same_word(prev, x) for x in o_words)):
+                return True
+    return False
+
+
+_MONTH = re.compile(r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*", re.I)
+_DAY_OR_MONTH = re.compile(r"(mon|tues|wednes|thurs|fri|satur|sun)day|(jan|febr)uary|march|april|may|june|july|"
+                           r"august|(sept|nov|dec)ember|october", re.I)
+
+
+def judge_update(older: str, newer: str, sim: float) -> str | None:
+    """Why ``newer`` updates ``older`` (a short reason), or None when it does not.
+
+    ``sim`` is the cosine of the two texts' embeddings; it only decides for reworded subjects.
+    """
+    return update_strength(older, newer, sim)[0]
+
+
+#: How sure each rule is, to pick the one earlier fact a message updates when several qualify:
+#: the earlier value named as what changed beats a kept key, which beats a reworded match.
+_STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value changed": 2.0,
+             "a tool reports another value": 1.5, "the number changed": 1.5,
+             "close reworded statement, value changed": 1.0, "same subject, a new name for its value": 1.0}
+
+
+def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, float]:
+    """``(reason, strength)``: :func:`judge_update`'s reason and how strongly the rules hold it
+    (rule weight plus the share of the earlier subject the later text repeats, plus ``sim``)."""
+    reason, coverage = _judge(older, newer, sim)
+    return reason, (_STRENGTH.get(reason, 0.0) + coverage + sim) if reason else 0.0
+
+
+def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
+    if older.rstrip().endswith("?") or denies(newer):
+        return None, 0.0
+    part = assertive_part(newer, relations(older))
+    if not part.strip():
+        return None, 0.0
+    o, n = read(older), read(part)
+    if _other_id(o, n):
+        return None, 0.0
+    subject, verb, value = key_and_value(older)
+    heads = _heads(subject, verb, value)
+    value = tuple(v for v in value if v not in heads)
+    cue = update_cue(part)
+    removed = _value_removed(value, part, n, tuple(w for w in subject + heads if not _number_like(w)))
+    if removed == "kept" and cue != "correction":
+        return None, 0.0  # the earlier value still stands; the text adds or restates
+    if is_addition(part) and not any(_number_like(t) for t in n.tokens) and cue != "correction":
+        return None, 0.0
+    new_value = _new_value(o, n, value)
+    shared_slot = bool(o.slots & n.slots - _WEAK_SLOTS)
+    if _MULTI.search(older) and removed != "named" and not _REPLACE_CUE.search(part) and cue != "correction":
+        return None, 0.0  # "Alice likes tea" / "Alice likes coffee": both can hold
+    tool = bool(_TOOL_RECORD.search(newer))
+    nouns = [w for w in subject if not _number_like(w) and w not in _NOT_VALUE]
+    missing = {w for w in nouns if not _present(w, n)}
+    coverage = 1.0 - len(missing) / len(nouns) if nouns else 0.5
+    head_ok = any(_present(h, n) for h in heads) or (len(nouns) >= 2 and len(missing) * 2 <= len(nouns))
+    named_subject = bool(o.names) and all(_present(x, n) for x in o.names if x not in value)
+    if missing and not named_subject and _substituted(older, part, missing):
+        return None, 0.0
+    o_named_value = any(_present(v, o) and v in o.names for v in value)
+    if removed == "named" and (head_ok or sim >= RELATED_MIN_SIM) and (new_value or cue):
+        return "earlier value named as changed", coverage
+    if not new_value:
+        return None, 0.0
+    if head_ok and (shared_slot or tool or (cue and sim >= CLOSE_SIM)):
+        return "same attribute, value changed", coverage
+    o_nums = {v for v in value if _number_like(v)}
+    if (o_nums and cue and sim >= RELATED_MIN_SIM and (head_ok or coverage > KEY_COVERAGE)
+            and not any(_present(v, n) for v in o_nums) and any(_number_like(t) and not _present(t, o) for t in n.tokens)):
+        return "the number changed", coverage
+    if tool and (head_ok or any(_present(w, n) for w in nouns)) and (shared_slot or sim >= RELATED_MIN_SIM):
+        return "a tool reports another value", coverage
+    if head_ok and cue and o_named_value and any(not _present(t, o) for t in n.names):
+        return "same subject, a new name for its value", coverage
+    if sim >= CLOSE_SIM and shared_slot and cue:
+        return "close reworded statement, value changed", coverage
+    return None, 0.0
