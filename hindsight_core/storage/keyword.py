@@ -23,7 +23,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-__all__ = ["KeywordIndex", "tokenize", "STOPWORDS"]
+__all__ = ["KeywordIndex", "tokenize", "cjk_bigrams", "STOPWORDS"]
 
 #: English stopwords plus chat filler; removed before stemming.
 STOPWORDS = frozenset(
@@ -40,7 +40,11 @@ when's where where's which while who who's whom why why's with won't would would
 you're you've your yours yourself yourselves s t d ll m ve re also just said says say did does
 """.split()
 )
-_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+#: Scripts written without spaces between words: Han (CJK unified ideographs and extension A,
+#: compatibility ideographs), Japanese kana and Korean Hangul syllables.
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+_TOKEN = re.compile(rf"[a-z0-9]+(?:'[a-z]+)?|[{_CJK}]+")
+_CJK_RUN = re.compile(rf"[{_CJK}]")
 
 
 class _Stemmer:
@@ -73,10 +77,35 @@ def with_bigrams(tokens: list[str]) -> list[str]:
     return tokens + [f"{a}_{b}" for a, b in zip(tokens, tokens[1:])]
 
 
+def cjk_bigrams(run: str) -> list[str]:
+    """Overlapping character pairs of a run of CJK characters (a lone character stays itself).
+
+    Chinese and Japanese put no spaces between words, and a dictionary segmenter needs a
+    dictionary; overlapping bigrams need none and match most two-character words (the approach of
+    Lucene's CJK analyzer).
+
+    Example:
+        >>> cjk_bigrams("我的猫")
+        ['我的', '的猫']
+    """
+    if len(run) == 1:
+        return [run]
+    return [run[i:i + 2] for i in range(len(run) - 1)]
+
+
 def tokenize(text: str) -> list[str]:
-    """Lower-case word tokens, stopwords dropped, possessives stripped, stemmed."""
+    """Lower-case word tokens, stopwords dropped, possessives stripped, stemmed; runs of CJK
+    characters become overlapping character bigrams.
+
+    Example:
+        >>> tokenize("我的猫叫小白 and Bob's cats")
+        ['我的', '的猫', '猫叫', '叫小', '小白', 'bob', 'cat']
+    """
     out: list[str] = []
     for tok in _TOKEN.findall(text.lower()):
+        if _CJK_RUN.match(tok):
+            out.extend(cjk_bigrams(tok))
+            continue
         if tok in STOPWORDS:
             continue
         if "'" in tok:
