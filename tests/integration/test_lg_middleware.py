@@ -195,3 +195,30 @@ def test_a_judge_and_a_tool_label_decide_before_the_rules(mem_engine):
         mem_engine, judge=lambda episode: ("failure", "the user had to redo it"))])
     out = agent.invoke({"messages": [("user", "Rotate credentials")]}, context={"bank_id": "j"})
     assert out["last_episode"]["outcome"] == "failure" and out["last_episode"]["decided_by"] == "judge"
+
+
+def test_with_memory_on_a_prebuilt_agent_is_provider_safe_and_keeps_history(mem_engine):
+    from hindsight_lg import with_memory
+
+    def leading_systems_only(messages: list[BaseMessage]) -> None:
+        from langchain_anthropic.chat_models import _format_messages
+        from langchain_openai.chat_models.base import _convert_message_to_dict
+
+        kinds = [m.type for m in messages]
+        n = len(kinds) - len([k for k in kinds if k != "system"])
+        assert all(k == "system" for k in kinds[:n]) and "system" not in kinds[n:], kinds
+        _format_messages(messages, model="claude-sonnet-4-5")  # raises on non-consecutive system messages
+        [_convert_message_to_dict(m) for m in messages]
+
+    model = ScriptedChatModel(responses=[_call("deploy_handled", "c1"), "I could not deploy.", "You asked to deploy."])
+    inner = create_agent(model, tools=[deploy_handled], system_prompt="Ops agent.")
+    graph = with_memory(inner, mem_engine, default_bank="ops", system_message=True, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "w1"}}
+    out = graph.invoke({"messages": [("user", "Deploy billing to prod")]}, config)
+    assert out["last_episode"]["outcome"] == "failure"  # inferred from the error ToolMessage, no label
+    graph.invoke({"messages": [("user", "Deploy billing to prod, what went wrong?")]}, config)
+    last = model.calls[-1]
+    assert [m.type for m in last] == ["system", "system", "human", "ai", "tool", "ai", "human"]
+    assert TICKET_ERROR in last[1].text
+    for call in model.calls:
+        leading_systems_only(call)
