@@ -103,7 +103,7 @@ def test_docstring_examples_run():
     import importlib
 
     for mod in ["hindsight_lg", "hindsight_lg.nodes", "hindsight_lg.state", "hindsight_lg.tools",
-                "hindsight_lg.wrap", "hindsight_lg.testing"]:
+                "hindsight_lg.wrap", "hindsight_lg.testing", "hindsight_lg.middleware", "hindsight_lg.store"]:
         result = doctest.testmod(importlib.import_module(mod), optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, mod
 
