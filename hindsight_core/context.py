@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
     from hindsight_core.models import RecallHit
 
-__all__ = ["DEFAULT_HEADER", "LESSON_OUTCOMES", "RecalledContext", "recall_context"]
+__all__ = ["DEFAULT_HEADER", "LESSON_OUTCOMES", "RecalledContext", "recall_context", "estimate_tokens"]
 
 DEFAULT_HEADER = (
     "Long-term memory (what you learned in earlier sessions and runs; use what is relevant, "

@@ -45,6 +45,7 @@ from hindsight_core.errors import InvalidInputError, LLMError
 from hindsight_core.models import Outcome
 
 __all__ = [
+    "is_request",
     "looks_like_error",
     "step_kind",
     "is_failed",
@@ -64,6 +65,18 @@ _ERROR_TEXT = re.compile(
     r"|^\s*\{\s*[\"']?(?:error|errors|exception)[\"']?\s*:",
     re.I,
 )
+_QUESTION = re.compile(
+    r"^\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|would|will|"
+    r"should|shall|may|might|have|has)\b", re.I)
+_ASKING = re.compile(r"^\s*(?:please\b|pls\b|kindly\b|can you\b|could you\b|would you\b|will you\b|i need you to\b|"
+                     r"i want you to\b|help me\b|let'?s\b)", re.I)
+_IMPERATIVE = frozenset("""add analyse analyze answer apply archive ask book build buy calculate call cancel change check
+clean compare compute configure convert copy create debug delete deploy describe download draft email explain export
+fetch file find fix format generate get give go install launch list load look make merge migrate move open order plan
+post prepare print publish pull push read rebuild refactor reload remove rename reply report reset restart restore
+resolve retry review rollback rotate run save schedule scale search send set setup share ship show sign sort start stop
+submit summarise summarize sync tell test train translate update upgrade upload validate verify write""".split())
+_REMEMBER = re.compile(r"^\s*(?:please\s+)?(?:remember|note|don'?t forget|keep in mind|fyi|for the record)\b", re.I)
 _REASON_CHARS = 300  # a reason is a sentence for the lesson, not the whole tool output
 
 Verdict = Union[bool, str, Outcome, tuple, "OutcomeVerdict", None]
@@ -72,6 +85,27 @@ Verdict = Union[bool, str, Outcome, tuple, "OutcomeVerdict", None]
 
 Judge = Callable[[Episode], Union[Verdict, Awaitable[Verdict]]]
 """``episode -> Verdict`` (sync or async); :class:`LLMJudge` is one."""
+
+
+def is_request(text: str | None) -> bool:
+    """Whether a user turn asks for something (a task or a question) rather than states a fact.
+
+    A request is remembered as what the user asked (an experience of the conversation), never as a
+    fact about the world; "remember: ..." and plain statements stay facts.
+
+    Example:
+        >>> is_request("Deploy billing to prod"), is_request("Which editor do I like?")
+        (True, True)
+        >>> is_request("My favourite editor is Helix."), is_request("Remember: staging is db-staging-2")
+        (False, False)
+    """
+    text = (text or "").strip()
+    if not text or _REMEMBER.match(text):
+        return False
+    if text.endswith("?") or _QUESTION.match(text) or _ASKING.match(text):
+        return True
+    first = re.split(r"[\s,.:;!]+", text, maxsplit=1)[0].lower()
+    return first in _IMPERATIVE
 
 
 def looks_like_error(text: str | None) -> bool:

@@ -6,7 +6,7 @@ from typing import Any, Iterable, Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from hindsight_core.episodes import Episode, StepKind, TraceStep
-from hindsight_core.outcomes import step_kind
+from hindsight_core.outcomes import is_request, step_kind
 from hindsight_lg.state import AFTER
 
 __all__ = ["MEMORY_MESSAGE_PREFIX", "episode_messages", "pin_start", "to_steps", "build_episode",
@@ -140,8 +140,8 @@ def capture_items(messages: Iterable[BaseMessage], *, session_id: str | None,
         if _skipped(m):
             continue
         text = _text(m)
-        if isinstance(m, HumanMessage) and text:
-            add(text, "user", "world", "user", m)
+        if isinstance(m, HumanMessage) and text:  # a task or question is what was asked, not a fact
+            add(text, "user", "experience" if is_request(text) else "world", "user", m)
         elif isinstance(m, AIMessage):
             if text:
                 add(text, "agent", "experience", "assistant", m)
