@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
     from hindsight_core.models import RecallHit
 
-__all__ = ["DEFAULT_HEADER", "LESSON_OUTCOMES", "RecalledContext", "recall_context", "estimate_tokens"]
+__all__ = ["DEFAULT_HEADER", "LESSON_OUTCOMES", "LESSON_MIN_SIMILARITY", "RecalledContext", "recall_context", "estimate_tokens"]
 
 DEFAULT_HEADER = (
     "Long-term memory (what you learned in earlier sessions and runs; use what is relevant, "
@@ -39,6 +39,10 @@ DEFAULT_HEADER = (
 )
 #: Lessons worth reading before a plan. ``unknown`` episodes teach nothing, so they never lead.
 LESSON_OUTCOMES: frozenset[Outcome] = frozenset({Outcome.FAILURE, Outcome.PARTIAL, Outcome.SUCCESS})
+#: A lesson or episode is shown only when its text is at least this close (dense cosine) to the task.
+#: The bank's own "nothing in memory is close" cut (``novel``) is 0.3; a lesson below it belongs to
+#: another task and would steer the agent wrong, whereas a plain fact below it merely costs tokens.
+LESSON_MIN_SIMILARITY = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,11 @@ class RecalledContext:
             hits.pop()
 
 
+def _similarity(hit: "RecallHit") -> float:
+    """The hit's dense cosine to the query (0 when the dense channel did not find it)."""
+    return max((c.score for c in hit.channels if c.channel == "dense"), default=0.0)
+
+
 def _outcome_set(outcomes: Iterable[Outcome | str] | None) -> frozenset[Outcome] | None:
     if outcomes is None:
         return None
@@ -115,7 +124,8 @@ def recall_context(
         max_tokens: Budget of :attr:`RecalledContext.text` (None: no budget).
         exclude_ids: Units not to return (what the conversation already shows).
         outcomes: Keep only hits whose outcome is one of these (hits without an outcome, plain facts,
-            are kept); lessons always need an outcome in :data:`LESSON_OUTCOMES`.
+            are kept); lessons always need an outcome in :data:`LESSON_OUTCOMES`. Hits with an
+            outcome (lessons, episodes) must also be at least :data:`LESSON_MIN_SIMILARITY` close.
         kinds: Restrict the memories (not the lessons) to these kinds.
         header: First line of the text ("" for none).
     """
@@ -135,6 +145,8 @@ def recall_context(
 
     def keep(hit: "RecallHit") -> bool:
         outcome = hit.unit.outcome
+        if outcome is not None and _similarity(hit) < LESSON_MIN_SIMILARITY:
+            return False  # a lesson of another task
         return hit.id not in excluded and (wanted is None or outcome is None or outcome in wanted)
 
     picked: list["RecallHit"] = []
