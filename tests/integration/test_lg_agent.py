@@ -194,8 +194,9 @@ async def test_reflection_runs_once_after_an_interrupt_is_resumed(engine, mode):
     assert state.next == () and state.values["outcome"] is None
 
     # captured messages carry the thread as session and the episode's id
-    captured = [u for u in engine.bank("ops").units(kind="world") if u.metadata.get("role") == "user"]
+    captured = [u for u in engine.bank("ops").units() if u.metadata.get("role") == "user"]
     assert captured and {u.session_id for u in captured} == {f"t-{mode}"}
+    assert {u.kind.value for u in captured} == {"experience"}  # a request is what was asked, not a fact
     assert {u.episode_id for u in captured} == {done["last_episode"]["episode_id"]}
     assert counts(engine.bank("ops")) == (1, 1)  # the capture step did not add an episode
 
