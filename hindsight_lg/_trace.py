@@ -43,16 +43,17 @@ def _last_user(messages: Sequence[BaseMessage]) -> int | None:
 
 def episode_messages(messages: Sequence[BaseMessage], start: str | None) -> list[BaseMessage]:
     """The messages of the current episode. ``start`` is a message id or ``"after:<id>"``; None means
-    the whole thread. A marker whose message was removed falls back to the last user turn."""
+    the whole thread. A marker whose message was removed falls back to the last user turn, and to
+    every message left when no user turn is left (a summarised thread)."""
     messages = list(messages or [])
     if not start:
         return messages
     after = start.startswith(AFTER)
     at = _index(messages, start[len(AFTER):] if after else start)
-    if at is None:
+    if at is None:  # the marker was removed (e.g. summarised away): from the last user turn, else all
         at, after = _last_user(messages), False
         if at is None:
-            return []
+            return messages
     return messages[at + 1:] if after else messages[at:]
 
 

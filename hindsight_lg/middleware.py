@@ -74,6 +74,7 @@ class HindsightAgentState(AgentState):
     memory_context: NotRequired[Annotated[str, PrivateStateAttr]]
     memory_episode_start: NotRequired[Annotated[str | None, PrivateStateAttr]]
     memory_episode_id: NotRequired[Annotated[str | None, PrivateStateAttr]]
+    memory_goal: NotRequired[Annotated[str | None, PrivateStateAttr]]
     outcome: NotRequired[str | None]
     """Set it from a tool (``Command(update={"outcome": "failure"})``) to label the run yourself."""
     feedback: NotRequired[str | None]
@@ -167,11 +168,13 @@ class HindsightMiddleware(AgentMiddleware):
         start = pin_start(messages, None)
         correcting = None
         last = state.get("last_episode") or {}
-        if query and is_correction(query) and state.get("memory_episode_start"):
-            start = state["memory_episode_start"]  # the corrected turn and the correction are one episode
+        corrects = bool(query and is_correction(query) and state.get("memory_episode_start"))
+        if corrects:  # the corrected turn and the correction are one episode, with the corrected goal
+            start = state["memory_episode_start"]
             correcting = last if last.get("outcome") in (Outcome.SUCCESS.value, Outcome.UNKNOWN.value) else None
-        update = {"memory_episode_start": start, "memory_episode_id": uuid.uuid4().hex, "outcome": None,
-                  "feedback": None}
+        goal = None if corrects else query
+        update = {"memory_episode_start": start, "memory_episode_id": uuid.uuid4().hex, "memory_goal": goal or None,
+                  "outcome": None, "feedback": None}
         return query, update, correcting
 
     def _recall_kwargs(self) -> dict[str, Any]:
@@ -185,7 +188,8 @@ class HindsightMiddleware(AgentMiddleware):
         fields: dict[str, Any] = {"session_id": self._thread()}
         if state.get("memory_episode_id"):
             fields["id"] = state["memory_episode_id"]
-        return Episode.from_steps(steps, **fields)
+        # the goal is the request this run started from, even when summarisation removed it
+        return Episode.from_steps(steps, goal=state.get("memory_goal"), **fields)
 
     def _was_closed(self, episode_id: str | None) -> bool:
         with self._lock:
@@ -204,7 +208,8 @@ class HindsightMiddleware(AgentMiddleware):
 
     @staticmethod
     def _summary(verdict: OutcomeVerdict, result: Any) -> dict[str, Any]:
-        return {"episode_id": result.episode_id, "outcome": verdict.outcome.value, "reason": verdict.reason,
+        return {"episode_id": result.episode_id, "goal": result.experience.metadata.get("episode", {}).get("goal"),
+                "outcome": verdict.outcome.value, "reason": verdict.reason,
                 "decided_by": verdict.decided_by, "experience_id": result.experience.id,
                 "lesson_id": result.lesson.id if result.lesson else None,
                 "lesson": result.lesson.text if result.lesson else None, "pending": result.pending}

@@ -222,3 +222,28 @@ def test_with_memory_on_a_prebuilt_agent_is_provider_safe_and_keeps_history(mem_
     assert TICKET_ERROR in last[1].text
     for call in model.calls:
         leading_systems_only(call)
+
+
+def test_summarization_that_fires_keeps_one_system_message_and_still_learns(mem_engine):
+    model = ScriptedChatModel(responses=[_call("deploy_soft", "c1"), _call("deploy_soft", "c2"),
+                                         "I could not deploy billing."])
+    summarizer = ScriptedChatModel(responses=["The user wants billing deployed."], cycle=True)
+    middleware = [HindsightMiddleware(mem_engine),
+                  SummarizationMiddleware(model=summarizer, trigger=("messages", 4), keep=("messages", 2))]
+    agent = create_agent(model, tools=[deploy_soft], system_prompt="Ops agent.", middleware=middleware,
+                         checkpointer=InMemorySaver())
+    out = agent.invoke({"messages": [("user", "Deploy billing to prod")]},
+                       {"configurable": {"thread_id": "s1", "bank_id": "ops"}})
+    assert summarizer.calls, "the summarizer ran"
+    assert out["last_episode"]["outcome"] == "failure"
+    for call in model.calls:
+        _provider_safe(call)
+
+
+async def test_async_tool_exception_propagates_and_is_learned(mem_engine):
+    model = ScriptedChatModel(responses=[_call("deploy", "c1"), "Asking for a ticket first."])
+    agent = create_agent(model, tools=[deploy], middleware=[HindsightMiddleware(mem_engine)])
+    with pytest.raises(PermissionError, match=TICKET_ERROR):
+        await agent.ainvoke({"messages": [("user", "Deploy billing to prod")]}, context={"bank_id": "ops"})
+    await agent.ainvoke({"messages": [("user", "Deploy billing to production again")]}, context={"bank_id": "ops"})
+    assert TICKET_ERROR in _lesson_in_first_call(model, 1)
