@@ -1,6 +1,14 @@
 """LangGraph adapter of hindsight-memory: recall before planning, learn when an episode ends.
 
-Three nodes you add to a graph you already have, a state mixin, a wrapper, and memory tools::
+For agents built with ``langchain.agents.create_agent``, one middleware does it all::
+
+    create_agent(model, tools, middleware=[HindsightMiddleware(engine)])
+        recall once per run into the system prompt the model receives, watch tool calls,
+        learn when the run ends with the outcome inferred from what happened
+    create_agent(..., store=HindsightStore(engine))
+        LangGraph's BaseStore (and LangMem's memory tools) on the same banks
+
+For graphs you build yourself: three nodes, a state mixin, a wrapper, and memory tools::
 
     capture_node(engine)   records user/assistant/tool messages and tool errors of the episode
     recall_node(engine)    writes lessons and memories for the user's request to ``memory_context``
