@@ -222,21 +222,22 @@ class HindsightStore(BaseStore):
     def _put(self, op: PutOp) -> None:
         if op.ttl not in (None, NOT_PROVIDED):
             raise StoreOptionError(f"TTL is not supported by HindsightStore (got ttl={op.ttl!r}); set ttl=None")
+        if op.value is not None and not isinstance(op.value, Mapping):
+            raise InvalidInputError(f"a store value must be a dict, not {type(op.value).__name__}")
         namespace = tuple(op.namespace)
         bank_id = self._bank_id(namespace)
-        old = self._entries(bank_id).get((namespace, op.key))
-        bank = self._bank(bank_id)
-        if old is not None:
-            bank.delete(old.unit_id)
-        if op.value is None:
-            return
-        if not isinstance(op.value, Mapping):
-            raise InvalidInputError(f"a store value must be a dict, not {type(op.value).__name__}")
-        fields = None if op.index in (None, False) else list(op.index)
-        now = datetime.now(timezone.utc)
-        meta = {_META: {"namespace": list(namespace), "key": op.key, "value": dict(op.value),
-                        "created_at": (old.created_at if old else now).isoformat(), "indexed": op.index is not False}}
-        bank.capture(_text_of(op.value, fields or self.index_fields), source="user", metadata=meta, keep_raw=True)
+        with self._lock:  # look up, delete and write as one step, so a key never ends up twice
+            old = self._entries(bank_id).get((namespace, op.key))
+            bank = self._bank(bank_id)
+            if old is not None:
+                bank.delete(old.unit_id)
+            if op.value is None:
+                return
+            fields = None if op.index in (None, False) else list(op.index)
+            created = old.created_at if old else datetime.now(timezone.utc)
+            meta = {_META: {"namespace": list(namespace), "key": op.key, "value": dict(op.value),
+                            "created_at": created.isoformat(), "indexed": op.index is not False}}
+            bank.capture(_text_of(op.value, fields or self.index_fields), source="user", metadata=meta, keep_raw=True)
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)

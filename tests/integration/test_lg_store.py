@@ -235,3 +235,9 @@ def test_langmem_tools_round_trip_inside_create_agent(mem_engine):
     assert store.search(("memories", "alice"), query="deploy")[0].value["content"] == \
         "The user deploys with change tickets"
     assert store.search(("memories", "bob"), query="deploy") == []
+
+
+async def test_concurrent_puts_of_one_key_leave_one_item(store):
+    await asyncio.gather(*[store.aput(("test",), "key", {"value": n}) for n in range(6)])
+    items = await store.asearch(("test",))
+    assert len(items) == 1 and items[0].key == "key" and items[0].value["value"] in range(6)
