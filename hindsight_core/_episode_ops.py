@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["end_episode", "store_lesson", "recall_lessons", "LESSON_KEY"]
 
 LESSON_KEY = "hindsight_lesson"  # metadata key under which a lesson keeps its reflection
-_IMPORTANCE = {Outcome.FAILURE: 0.85, Outcome.PARTIAL: 0.8, Outcome.SUCCESS: 0.7}
+_IMPORTANCE = {Outcome.FAILURE: 0.85, Outcome.PARTIAL: 0.8, Outcome.SUCCESS: 0.7, Outcome.UNKNOWN: 0.5}
 
 
 def _store(bank: "MemoryBank", confidence: float | None = None, **kwargs: Any) -> MemoryUnit:
@@ -72,6 +72,8 @@ def end_episode(
         metadata={"episode": {"goal": episode.goal, "steps": len(episode.steps), "feedback": feedback,
                               **({"metadata": episode.metadata} if episode.metadata else {})}},
     )
+    if outcome is Outcome.UNKNOWN:  # no evidence either way: keep the experience, learn no recipe from it
+        return EpisodeResult(episode_id=episode.id, outcome=outcome, experience=experience)
     if reflection is None and background:
         def job() -> None:
             store_lesson(bank, episode, reflector.reflect(episode, outcome, feedback), experience, when)

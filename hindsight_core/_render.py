@@ -23,6 +23,7 @@ def render_unit(unit: "MemoryUnit") -> str:
             "failure": "[lesson from a FAILED attempt: avoid repeating it, do not copy it] ",
             "success": "[worked before] ",
             "partial": "[partly worked before] ",
+            "unknown": "[past attempt, outcome unknown] ",
         }[unit.outcome.value]
     if unit.status.value != "active":
         label += f"[{unit.status.value}] "

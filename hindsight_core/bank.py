@@ -52,6 +52,7 @@ from hindsight_core.retrieval.types import RetrievalRequest
 from hindsight_core.storage.codec import from_record, to_indexed, to_record
 
 if TYPE_CHECKING:
+    from hindsight_core.context import RecalledContext
     from hindsight_core.engine import MemoryEngine
     from hindsight_core.episodes import Episode, EpisodeResult, Reflection
     from hindsight_core.lifecycle.reflect import Reflector
@@ -626,6 +627,14 @@ class MemoryBank:
             check_k(max_tokens, "max_tokens", limit=10_000_000)
         return recall_lessons(self, task, k=k, as_of=as_of, max_tokens=max_tokens)
 
+    def recall_context(self, query: str, **options: Any) -> "RecalledContext":
+        """Lessons first, then memories, rendered for a prompt (see :func:`hindsight_core.context.recall_context`
+        for the options: ``k``, ``lessons_k``, ``max_tokens``, ``exclude_ids``, ``outcomes``, ``kinds``,
+        ``header``). ``result.text`` is the prompt text ("" when nothing is relevant)."""
+        from hindsight_core.context import recall_context
+
+        return recall_context(self, query, **options)
+
     # ---- lifecycle: beliefs, consolidation, forgetting, directives -------------------------------
     def consolidate(self, *, llm: Any = None, max_units: int | None = None, full: bool = False) -> Any:
         """Cluster new memories into evidence-backed observations now (also runs in the background
@@ -690,6 +699,7 @@ class MemoryBank:
     acapture = _async_twin(capture)
     aend_episode = _async_twin(end_episode)
     arecall_lessons = _async_twin(recall_lessons)
+    arecall_context = _async_twin(recall_context)
     acapture_many = _async_twin(capture_many)
     arecall = _async_twin(recall)
     aget = _async_twin(get)

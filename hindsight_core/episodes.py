@@ -27,10 +27,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight_core.models import MemoryUnit, Outcome
 
-__all__ = ["StepKind", "TraceStep", "Episode", "ReflectionDraft", "Reflection", "EpisodeResult"]
+__all__ = ["is_correction", "StepKind", "TraceStep", "Episode", "ReflectionDraft", "Reflection", "EpisodeResult"]
 
 _STEP_CHARS = 400  # a step longer than this is cut: the trace keeps what mattered, not every token
-_CORRECTION = re.compile(r"^\s*(no\b|nope|wrong|that'?s (not|wrong)|actually|instead|not quite|incorrect)", re.I)
+_CORRECTION = re.compile(
+    r"^\s*(no\b|nope|wrong|that(?:'?s| is) (?:not|wrong|incorrect)|actually|instead|not quite|incorrect"
+    r"|this is (?:not|wrong)|you (?:got it wrong|made a mistake))", re.I)
+
+
+def is_correction(text: str) -> bool:
+    """Whether a user turn corrects the agent ("no, that's wrong", "actually, ...")."""
+    return bool(_CORRECTION.match(text or ""))
+
 
 
 class StepKind(StrEnum):
@@ -83,7 +91,7 @@ class Episode(BaseModel):
         marked = []
         seen_user = False
         for step in steps:  # a later user turn that contradicts the agent is a correction
-            if step.kind is StepKind.USER and seen_user and _CORRECTION.match(step.text):
+            if step.kind is StepKind.USER and seen_user and is_correction(step.text):
                 step = step.model_copy(update={"kind": StepKind.CORRECTION})
             seen_user = seen_user or step.kind is StepKind.USER
             marked.append(step)

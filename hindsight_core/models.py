@@ -70,11 +70,16 @@ class Source(StrEnum):
 
 
 class Outcome(StrEnum):
-    """Outcome label of an episode."""
+    """Outcome label of an episode (the one place these literals live).
+
+    ``UNKNOWN``: nothing shows whether the run worked (no tool attempted, no feedback). Such an
+    episode is stored as an experience but never becomes a "worked before" recipe.
+    """
 
     SUCCESS = "success"
     FAILURE = "failure"
     PARTIAL = "partial"
+    UNKNOWN = "unknown"
 
 
 def _aware(value: datetime | None) -> datetime | None:

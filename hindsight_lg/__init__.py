@@ -1,6 +1,14 @@
 """LangGraph adapter of hindsight-memory: recall before planning, learn when an episode ends.
 
-Three nodes you add to a graph you already have, a state mixin, a wrapper, and memory tools::
+For agents built with ``langchain.agents.create_agent``, one middleware does it all::
+
+    create_agent(model, tools, middleware=[HindsightMiddleware(engine)])
+        recall once per run into the system prompt the model receives, watch tool calls,
+        learn when the run ends with the outcome inferred from what happened
+    create_agent(..., store=HindsightStore(engine))
+        LangGraph's BaseStore (and LangMem's memory tools) on the same banks
+
+For graphs you build yourself: three nodes, a state mixin, a wrapper, and memory tools::
 
     capture_node(engine)   records user/assistant/tool messages and tool errors of the episode
     recall_node(engine)    writes lessons and memories for the user's request to ``memory_context``
@@ -34,18 +42,47 @@ Example:
     True
 """
 
-from hindsight_lg.nodes import capture_node, recall_node, reflect_node, render_recall
+try:
+    import langgraph  # noqa: F401
+    from langchain_core.messages import BaseMessage  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    from hindsight_core.errors import OptionalDependencyError
+
+    raise OptionalDependencyError(
+        "hindsight_lg needs langgraph and langchain-core: pip install 'hindsight-memory[langgraph]'"
+    ) from exc
+
+from hindsight_lg.nodes import capture_node, recall_node, reflect_node
 from hindsight_lg.state import MEMORY_KEYS, MemoryState
 from hindsight_lg.tools import recall_tool, remember_tool
 from hindsight_lg.wrap import areflect_thread, reflect_thread, with_memory
 
+
+def __getattr__(name: str):  # langchain (for create_agent) is needed only by the middleware
+    if name == "HindsightMiddleware":
+        try:
+            from hindsight_lg.middleware import HindsightMiddleware
+        except ImportError as exc:
+            from hindsight_core.errors import OptionalDependencyError
+
+            raise OptionalDependencyError(
+                "HindsightMiddleware needs langchain (create_agent): pip install 'hindsight-memory[langgraph]'"
+            ) from exc
+        return HindsightMiddleware
+    if name == "HindsightStore":
+        from hindsight_lg.store import HindsightStore
+
+        return HindsightStore
+    raise AttributeError(f"module 'hindsight_lg' has no attribute {name!r}")
+
 __all__ = [
+    "HindsightMiddleware",
+    "HindsightStore",
     "MemoryState",
     "MEMORY_KEYS",
     "recall_node",
     "capture_node",
     "reflect_node",
-    "render_recall",
     "with_memory",
     "reflect_thread",
     "areflect_thread",

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import get_runtime
 
 from hindsight_core import InvalidInputError, MemoryBank, MemoryEngine
 
@@ -18,15 +19,13 @@ __all__ = ["BankResolver", "BankSpec", "runtime_of", "thread_id_of"]
 #: ``(state, config, runtime) -> bank id or None`` (``None`` falls through to the usual order).
 BankResolver = Callable[[Any, RunnableConfig, Any], "str | None"]
 
-try:  # where LangGraph keeps the Runtime inside a node's config (private, hence the fallback)
-    from langgraph._internal._constants import CONFIG_KEY_RUNTIME as _RUNTIME_KEY
-except ImportError:  # pragma: no cover
-    _RUNTIME_KEY = "__pregel_runtime"
-
-
-def runtime_of(config: RunnableConfig | None) -> Any:
-    """The LangGraph ``Runtime`` of the current node or tool call, or None outside a graph."""
-    return ((config or {}).get("configurable") or {}).get(_RUNTIME_KEY)
+def runtime_of(config: RunnableConfig | None = None) -> Any:
+    """The LangGraph ``Runtime`` of the current node or tool call (public ``get_runtime``), or None
+    outside a graph. ``config`` is accepted for symmetry; the runtime comes from the run's context."""
+    try:
+        return get_runtime()
+    except (RuntimeError, KeyError, TypeError):  # not inside a runnable, or no runtime in it
+        return None
 
 
 def thread_id_of(config: RunnableConfig | None) -> str | None:

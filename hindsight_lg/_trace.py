@@ -5,7 +5,8 @@ from typing import Any, Iterable, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from hindsight_core.episodes import Episode, TraceStep
+from hindsight_core.episodes import Episode, StepKind, TraceStep
+from hindsight_core.outcomes import is_request, step_kind
 from hindsight_lg.state import AFTER
 
 __all__ = ["MEMORY_MESSAGE_PREFIX", "episode_messages", "pin_start", "to_steps", "build_episode",
@@ -30,22 +31,29 @@ def _index(messages: Sequence[BaseMessage], message_id: str) -> int | None:
     return None
 
 
+def _is_summary(message: BaseMessage) -> bool:
+    """LangChain's SummarizationMiddleware writes its summary as a HumanMessage tagged like this."""
+    return (message.additional_kwargs or {}).get("lc_source") == "summarization"
+
+
 def _last_user(messages: Sequence[BaseMessage]) -> int | None:
-    return next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], HumanMessage)), None)
+    return next((i for i in range(len(messages) - 1, -1, -1)
+                 if isinstance(messages[i], HumanMessage) and not _is_summary(messages[i])), None)
 
 
 def episode_messages(messages: Sequence[BaseMessage], start: str | None) -> list[BaseMessage]:
     """The messages of the current episode. ``start`` is a message id or ``"after:<id>"``; None means
-    the whole thread. A marker whose message was removed falls back to the last user turn."""
+    the whole thread. A marker whose message was removed falls back to the last user turn, and to
+    every message left when no user turn is left (a summarised thread)."""
     messages = list(messages or [])
     if not start:
         return messages
     after = start.startswith(AFTER)
     at = _index(messages, start[len(AFTER):] if after else start)
-    if at is None:
+    if at is None:  # the marker was removed (e.g. summarised away): from the last user turn, else all
         at, after = _last_user(messages), False
         if at is None:
-            return []
+            return messages
     return messages[at + 1:] if after else messages[at:]
 
 
@@ -70,7 +78,8 @@ def pin_start(messages: Sequence[BaseMessage], start: str | None) -> str | None:
 
 
 def _skipped(message: BaseMessage) -> bool:
-    return isinstance(message, SystemMessage) or (message.id or "").startswith(MEMORY_MESSAGE_PREFIX)
+    return (isinstance(message, SystemMessage) or (message.id or "").startswith(MEMORY_MESSAGE_PREFIX)
+            or _is_summary(message))
 
 
 def _call_text(call: dict[str, Any]) -> str:
@@ -97,7 +106,7 @@ def to_steps(messages: Iterable[BaseMessage]) -> list[TraceStep]:
                 steps.append(TraceStep(kind="assistant", text=text))
             steps += [TraceStep(kind="tool_call", text=_call_text(c), tool=c.get("name")) for c in m.tool_calls]
         elif isinstance(m, ToolMessage):
-            kind = "tool_error" if getattr(m, "status", "success") == "error" else "tool_result"
+            kind = step_kind(getattr(m, "status", None), text)
             steps.append(TraceStep(kind=kind, text=text or "(empty)", tool=m.name))
     return steps
 
@@ -132,15 +141,15 @@ def capture_items(messages: Iterable[BaseMessage], *, session_id: str | None,
         if _skipped(m):
             continue
         text = _text(m)
-        if isinstance(m, HumanMessage) and text:
-            add(text, "user", "world", "user", m)
+        if isinstance(m, HumanMessage) and text:  # a task or question is what was asked, not a fact
+            add(text, "user", "experience" if is_request(text) else "world", "user", m)
         elif isinstance(m, AIMessage):
             if text:
                 add(text, "agent", "experience", "assistant", m)
             for call in m.tool_calls:
                 add(f"Called {_call_text(call)}", "agent", "experience", "tool_call", m, call.get("name"))
         elif isinstance(m, ToolMessage) and text:
-            if getattr(m, "status", "success") == "error":
+            if step_kind(getattr(m, "status", None), text) is StepKind.TOOL_ERROR:
                 add(f"Tool {m.name or 'call'} failed: {text}", "tool", "experience", "tool_error", m, m.name)
             else:
                 add(text, "tool", "world", "tool_result", m, m.name)

@@ -34,9 +34,11 @@ from typing import Any, Callable, Iterable, Mapping
 
 from langchain_core.messages import RemoveMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from hindsight_core import InvalidInputError, MemoryEngine, RecallResult
+from hindsight_core import InvalidInputError, MemoryEngine, Outcome
 from hindsight_core.lifecycle.reflect import Reflector
+from hindsight_core.outcomes import Judge, OutcomeVerdict, adecide_outcome, as_verdict, decide_outcome
 from hindsight_lg._resolve import BankResolver, BankSpec, thread_id_of
 from hindsight_lg._trace import (
     MEMORY_MESSAGE_PREFIX,
@@ -49,9 +51,9 @@ from hindsight_lg._trace import (
 )
 from hindsight_lg.state import AFTER
 
-__all__ = ["recall_node", "capture_node", "reflect_node", "render_recall"]
+__all__ = ["recall_node", "capture_node", "reflect_node"]
 
-_OUTCOMES = ("success", "failure", "partial")
+_OUTCOMES = tuple(o.value for o in Outcome)
 
 
 def _spec(engine: MemoryEngine, default_bank: str | None, bank_key: str, bank_resolver: BankResolver | None,
@@ -63,20 +65,6 @@ def _node(body: Any, name: str) -> RunnableLambda:
     return RunnableLambda(body.run, afunc=body.arun, name=name)
 
 
-def render_recall(lessons: RecallResult | None, memories: RecallResult | None,
-                  max_tokens: int | None = None) -> str:
-    """Lessons first (failures first, latest first), then other memories, as prompt text."""
-    base = memories or lessons
-    if base is None:
-        return ""
-    seen = set(lessons.ids) if lessons is not None else set()
-    hits = (lessons.hits if lessons is not None else ()) + tuple(
-        h for h in (memories.hits if memories is not None else ()) if h.id not in seen)
-    if not hits and not base.directives:
-        return ""
-    return base.model_copy(update={"hits": hits}).render(max_tokens)
-
-
 class _Recall:
     def __init__(self, spec: BankSpec, *, k: int, lessons_k: int, max_tokens: int | None,
                  kinds: Iterable[str] | None, query: Callable[[Any], str] | None, system_message: bool,
@@ -84,6 +72,9 @@ class _Recall:
         self.spec, self.k, self.lessons_k, self.max_tokens = spec, k, lessons_k, max_tokens
         self.kinds = None if kinds is None else tuple(kinds)
         self.query, self.system_message, self.messages_key = query, system_message, messages_key
+
+    def _options(self) -> dict[str, Any]:
+        return dict(k=self.k, lessons_k=self.lessons_k, max_tokens=self.max_tokens, kinds=self.kinds)
 
     def _query(self, state: Any) -> str:
         text = self.query(state) if self.query is not None else last_user_text(state.get(self.messages_key) or [])
@@ -98,31 +89,27 @@ class _Recall:
             update.update(episode_start=pinned, episode_error=None)
         if not state.get("episode_id"):
             update["episode_id"] = uuid.uuid4().hex
-        if self.system_message:
-            ours = [RemoveMessage(id=m.id) for m in messages if (m.id or "").startswith(MEMORY_MESSAGE_PREFIX)]
-            if text:
-                ours.append(SystemMessage(text, id=f"{MEMORY_MESSAGE_PREFIX}{uuid.uuid4().hex}"))
-            if ours:
-                update[self.messages_key] = ours
+        if self.system_message:  # memory leads, so providers see one leading block of system text
+            old = [m for m in messages if (m.id or "").startswith(MEMORY_MESSAGE_PREFIX)]
+            if text or old:
+                rest = [m for m in messages if not (m.id or "").startswith(MEMORY_MESSAGE_PREFIX)]
+                ours = [SystemMessage(text, id=f"{MEMORY_MESSAGE_PREFIX}{uuid.uuid4().hex}")] if text else []
+                update[self.messages_key] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *ours, *rest]
         return update
 
     def run(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         query = self._query(state)
         if not query:
             return self._update(state, "")
-        bank = self.spec.bank(state, config)
-        lessons = bank.recall_lessons(query, k=self.lessons_k) if self.lessons_k else None
-        memories = bank.recall(query, k=self.k, kinds=self.kinds) if self.k else None
-        return self._update(state, render_recall(lessons, memories, self.max_tokens))
+        context = self.spec.bank(state, config).recall_context(query, **self._options())
+        return self._update(state, context.text)
 
     async def arun(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         query = self._query(state)
         if not query:
             return self._update(state, "")
-        bank = self.spec.bank(state, config)
-        lessons = await bank.arecall_lessons(query, k=self.lessons_k) if self.lessons_k else None
-        memories = await bank.arecall(query, k=self.k, kinds=self.kinds) if self.k else None
-        return self._update(state, render_recall(lessons, memories, self.max_tokens))
+        context = await self.spec.bank(state, config).arecall_context(query, **self._options())
+        return self._update(state, context.text)
 
 
 def recall_node(
@@ -157,8 +144,10 @@ def recall_node(
         max_tokens: Budget of the rendered text.
         kinds: Restrict the memories (not the lessons) to these kinds.
         query: ``state -> str``; default: the text of the last user message.
-        system_message: Also add the text as a ``SystemMessage`` to ``messages`` (the previous one
-            is removed), for planners that only read messages. It is appended after the user turn.
+        system_message: Also put the text as the first message of ``messages``, a ``SystemMessage``
+            (the previous one is removed; nothing else is), for planners and prebuilt agents that only
+            read messages. Providers merge it with a leading system prompt. For
+            ``langchain.agents.create_agent`` prefer :class:`~hindsight_lg.HindsightMiddleware`.
         messages_key: The state key holding the conversation.
         name: The runnable's name.
     """
@@ -225,22 +214,31 @@ def capture_node(
 
 class _Reflect:
     def __init__(self, spec: BankSpec, *, default_outcome: str | None, background: bool,
-                 reflector: Reflector | None, messages_key: str) -> None:
+                 reflector: Reflector | None, messages_key: str, infer: bool, judge: Judge | None) -> None:
         self.spec, self.default_outcome, self.background = spec, default_outcome, background
-        self.reflector, self.messages_key = reflector, messages_key
+        self.reflector, self.messages_key, self.infer, self.judge = reflector, messages_key, infer, judge
 
-    def _plan(self, state: Any, config: RunnableConfig) -> tuple[str | None, Any, dict[str, Any]]:
-        outcome = state.get("outcome") or self.default_outcome
-        if outcome is None:  # no label: no reflection, the episode stays open
-            return None, None, {}
+    def _episode(self, state: Any, config: RunnableConfig) -> Any:
         messages = state.get(self.messages_key) or []
         episode = build_episode(messages, state.get("episode_start"), episode_id=state.get("episode_id"),
                                 session_id=thread_id_of(config), error=state.get("episode_error"))
-        clear = {"outcome": None, "feedback": None, "episode_error": None, "episode_id": uuid.uuid4().hex,
-                 "episode_start": f"{AFTER}{messages[-1].id}" if messages else None,
-                 "last_episode": {"episode_id": episode.id, "outcome": str(outcome), "stored": False,
-                                  "goal": episode.goal}}
-        return (str(outcome) if episode.steps else None), episode, clear
+        return episode if episode.steps else None
+
+    def _kwargs(self, state: Any) -> dict[str, Any]:
+        return dict(label=state.get("outcome"), judge=self.judge if self.infer else None, feedback=state.get("feedback"))
+
+    def _settle(self, verdict: OutcomeVerdict | None) -> OutcomeVerdict | None:
+        """No evidence either way: the default label if any, else None (the episode stays open)."""
+        if verdict is not None and verdict.outcome is not Outcome.UNKNOWN and (self.infer or verdict.decided_by == "label"):
+            return verdict
+        return as_verdict(self.default_outcome, "label") if self.default_outcome else None
+
+    def _clear(self, state: Any, episode: Any, verdict: OutcomeVerdict) -> dict[str, Any]:
+        messages = state.get(self.messages_key) or []
+        return {"outcome": None, "feedback": None, "episode_error": None, "episode_id": uuid.uuid4().hex,
+                "episode_start": f"{AFTER}{messages[-1].id}" if messages else None,
+                "last_episode": {"episode_id": episode.id, "outcome": verdict.outcome.value, "stored": False,
+                                 "goal": episode.goal, "reason": verdict.reason, "decided_by": verdict.decided_by}}
 
     @staticmethod
     def _summary(clear: dict[str, Any], result: Any) -> dict[str, Any]:
@@ -250,19 +248,23 @@ class _Reflect:
         return clear
 
     def run(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
-        outcome, episode, clear = self._plan(state, config)
-        if outcome is None:
-            return clear
+        episode = self._episode(state, config)
+        verdict = self._settle(decide_outcome(episode, **self._kwargs(state))) if episode is not None else None
+        if verdict is None:
+            return {"outcome": None} if state.get("outcome") else {}
+        clear = self._clear(state, episode, verdict)
         result = self.spec.bank(state, config).end_episode(
-            episode, outcome, feedback=state.get("feedback"), reflector=self.reflector, background=self.background)
+            episode, verdict.outcome, feedback=verdict.reason, reflector=self.reflector, background=self.background)
         return self._summary(clear, result)
 
     async def arun(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
-        outcome, episode, clear = self._plan(state, config)
-        if outcome is None:
-            return clear
+        episode = self._episode(state, config)
+        verdict = self._settle(await adecide_outcome(episode, **self._kwargs(state))) if episode is not None else None
+        if verdict is None:
+            return {"outcome": None} if state.get("outcome") else {}
+        clear = self._clear(state, episode, verdict)
         result = await self.spec.bank(state, config).aend_episode(
-            episode, outcome, feedback=state.get("feedback"), reflector=self.reflector, background=self.background)
+            episode, verdict.outcome, feedback=verdict.reason, reflector=self.reflector, background=self.background)
         return self._summary(clear, result)
 
 
@@ -277,20 +279,27 @@ def reflect_node(
     bank_resolver: BankResolver | None = None,
     bank_options: Mapping[str, Any] | None = None,
     messages_key: str = "messages",
+    infer: bool = True,
+    judge: Judge | None = None,
     name: str = "reflect_episode",
 ) -> RunnableLambda:
-    """A node that ends the episode with its ``outcome`` label: stores it as an experience and the
+    """A node that ends the episode with its outcome: stores it as an experience and the
     reflection's lesson, then clears ``outcome``/``feedback`` and starts a new ``episode_id``.
 
     The trace is built from the messages since the episode started (``episode_start``), plus the
     error that ended it, if any (``episode_error``); the core keeps the steps that mattered.
 
-    Without an ``outcome`` in state (and no ``default_outcome``) nothing is learned and the episode
-    stays open: the next turn continues it, and a later label (or :func:`~hindsight_lg.reflect_thread`)
-    ends it. ``last_episode`` in state says what was stored.
+    The outcome is the ``outcome`` label in state when a node or tool set one, else ``judge``'s,
+    else the evidence (:mod:`hindsight_core.outcomes`: tool errors and recoveries, user
+    corrections). When nothing tells (no tool was used, no label) and there is no
+    ``default_outcome``, nothing is learned and the episode stays open: the next turn continues it,
+    and a later label (or :func:`~hindsight_lg.reflect_thread`) ends it. ``last_episode`` in state
+    says what was stored.
 
     Args:
-        default_outcome: Label used when no node set ``outcome`` (e.g. ``"success"``).
+        default_outcome: Label for episodes whose evidence says nothing (never overrides evidence).
+        infer: Infer the outcome from evidence when no label is set (False: labels only).
+        judge: ``episode -> verdict`` asked before the evidence rules (e.g. ``LLMJudge(model)``).
         background: Reflect in the bank's background queue (the experience is stored at once).
         reflector: Overrides the engine's reflector (e.g. ``LLMReflector(chat_model)``).
     """
@@ -298,5 +307,5 @@ def reflect_node(
         raise InvalidInputError(f"default_outcome must be one of {_OUTCOMES} or None, not {default_outcome!r}")
     body = _Reflect(_spec(engine, default_bank, bank_key, bank_resolver, bank_options),
                     default_outcome=default_outcome, background=background, reflector=reflector,
-                    messages_key=messages_key)
+                    messages_key=messages_key, infer=infer, judge=judge)
     return _node(body, name)

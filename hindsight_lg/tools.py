@@ -26,7 +26,6 @@ from langgraph.prebuilt import ToolRuntime
 
 from hindsight_core import CaptureResult, MemoryEngine
 from hindsight_lg._resolve import BankResolver, BankSpec, runtime_of, thread_id_of
-from hindsight_lg.nodes import render_recall
 
 __all__ = ["recall_tool", "remember_tool"]
 
@@ -59,15 +58,12 @@ def recall_tool(
 
     def recall_memory(query: str, config: RunnableConfig, runtime: ToolRuntime[Any, Any] = None) -> str:
         bank, _, _ = _where(spec, config, runtime)
-        lessons = bank.recall_lessons(query, k=lessons_k) if lessons_k else None
-        memories = bank.recall(query, k=k) if k else None
-        return render_recall(lessons, memories, max_tokens) or _NOTHING
+        return bank.recall_context(query, k=k, lessons_k=lessons_k, max_tokens=max_tokens, header="").text or _NOTHING
 
     async def arecall_memory(query: str, config: RunnableConfig, runtime: ToolRuntime[Any, Any] = None) -> str:
         bank, _, _ = _where(spec, config, runtime)
-        lessons = await bank.arecall_lessons(query, k=lessons_k) if lessons_k else None
-        memories = await bank.arecall(query, k=k) if k else None
-        return render_recall(lessons, memories, max_tokens) or _NOTHING
+        context = await bank.arecall_context(query, k=k, lessons_k=lessons_k, max_tokens=max_tokens, header="")
+        return context.text or _NOTHING
 
     return StructuredTool.from_function(func=recall_memory, coroutine=arecall_memory, name=name,
                                         description=description)

@@ -43,6 +43,7 @@ from typing_extensions import TypedDict
 
 from hindsight_core import InvalidInputError, MemoryEngine
 from hindsight_core.lifecycle.reflect import Reflector
+from hindsight_core.outcomes import Judge
 from hindsight_lg._resolve import BankResolver
 from hindsight_lg._trace import episode_messages, to_steps
 from hindsight_lg.nodes import capture_node, recall_node, reflect_node
@@ -70,11 +71,17 @@ def _outer_schema(schema: Any) -> Any:
     return TypedDict(f"{getattr(schema, '__name__', 'State')}WithMemory", fields, total=False)  # type: ignore[operator]
 
 
-def _error_handler(next_node: str) -> Any:
-    def on_error(state: Any, error: NodeError) -> Command:
+def _error_handler(next_node: str, label: bool, reflect: Any) -> Any:
+    """On an error in the user's graph: label it and go on reflecting (``label_errors=True``), or
+    learn from it at once and re-raise it unchanged (the default)."""
+
+    def on_error(state: Any, error: NodeError, config: RunnableConfig) -> Command:
         exc = error.error
-        return Command(update={"outcome": "failure", "episode_error": f"{type(exc).__name__}: {exc}"},
-                       goto=next_node)
+        failed = {"outcome": "failure", "episode_error": f"{type(exc).__name__}: {exc}"}
+        if label:
+            return Command(update=failed, goto=next_node)
+        reflect.invoke({**state, **failed}, config)  # the run ends with this error: learn from it now
+        raise exc
 
     return on_error
 
@@ -95,7 +102,8 @@ def with_memory(
     max_tokens: int | None = 1200,
     background: bool = False,
     reflector: Reflector | None = None,
-    label_errors: bool = True,
+    judge: Judge | None = None,
+    label_errors: bool = False,
     state_schema: Any = None,
     messages_key: str = "messages",
     checkpointer: Any = None,
@@ -109,13 +117,18 @@ def with_memory(
         engine: The memory engine.
         default_bank, bank_key, bank_resolver, bank_options: How each run finds its bank (see
             :func:`~hindsight_lg.recall_node`).
-        default_outcome: Label for runs that end without ``outcome`` (None: no reflection then).
+        default_outcome: Label for runs whose evidence says nothing (no label, no tool used); the
+            outcome is otherwise inferred from the run (tool errors, recoveries, corrections).
         capture: Also record the run's messages into the bank (a capture node after yours).
-        system_message: Also hand the recalled text to your graph as a ``SystemMessage``.
+        system_message: Also hand the recalled text to your graph as the first message, a
+            ``SystemMessage`` (for prebuilt agents that read only messages; providers merge it with
+            a leading system prompt). For ``create_agent`` prefer :class:`~hindsight_lg.HindsightMiddleware`.
         k, lessons_k, max_tokens: Recall sizes (see :func:`~hindsight_lg.recall_node`).
-        background, reflector: Reflection options (see :func:`~hindsight_lg.reflect_node`).
-        label_errors: An exception in your graph ends the episode as ``failure`` (the error is kept
-            in ``episode_error`` and in the lesson) instead of propagating.
+        background, reflector, judge: Reflection options (see :func:`~hindsight_lg.reflect_node`).
+        label_errors: An exception in your graph is always learned from (a ``failure`` episode whose
+            lesson names the error). By default it is then re-raised unchanged; True returns normally
+            instead, with the error in ``episode_error`` (the graph's unfinished messages are lost, as
+            LangGraph discards a failed subgraph's writes).
         state_schema: The outer state (default: your graph's state plus :class:`MemoryState`).
         messages_key: The state key holding the conversation.
         checkpointer: Passed to ``compile`` of the outer graph; ``**compile_kwargs`` too (``store``...).
@@ -143,11 +156,12 @@ def with_memory(
     outer.add_node(RECALL, recall_node(engine, k=k, lessons_k=lessons_k, max_tokens=max_tokens,
                                        system_message=system_message, messages_key=messages_key, **banks))
     after = CAPTURE if capture else REFLECT
-    outer.add_node(EPISODE, inner, error_handler=_error_handler(after) if label_errors else None)
+    reflect = reflect_node(engine, default_outcome=default_outcome, background=background, reflector=reflector,
+                           messages_key=messages_key, judge=judge, **banks)
+    outer.add_node(EPISODE, inner, error_handler=_error_handler(after, label_errors, reflect))
     if capture:
         outer.add_node(CAPTURE, capture_node(engine, messages_key=messages_key, **banks))
-    outer.add_node(REFLECT, reflect_node(engine, default_outcome=default_outcome, background=background,
-                                         reflector=reflector, messages_key=messages_key, **banks))
+    outer.add_node(REFLECT, reflect)
     outer.add_edge(START, RECALL)
     outer.add_edge(RECALL, EPISODE)
     outer.add_edge(EPISODE, after)
@@ -159,7 +173,7 @@ def with_memory(
 
 def _label(graph: Any, config: RunnableConfig, outcome: str, feedback: str | None, as_node: str | None,
            reflect_node_name: str, messages_key: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
-    if outcome not in ("success", "failure", "partial"):
+    if outcome not in ("success", "failure", "partial"):  # a label after the fact is never "unknown"
         raise InvalidInputError(f"outcome must be 'success', 'failure' or 'partial', not {outcome!r}")
     if not to_steps(episode_messages(values.get(messages_key) or [], values.get("episode_start"))):
         raise InvalidInputError("nothing to reflect on this thread: its last episode was already reflected "

@@ -11,9 +11,10 @@ import threading
 import uuid
 from typing import Any, Iterable
 
-from hindsight_core.episodes import Episode, TraceStep
+from hindsight_core.episodes import Episode, StepKind, TraceStep
+from hindsight_core.outcomes import step_kind
 
-from hindsight_llamaindex._messages import Step, looks_like_error
+from hindsight_llamaindex._messages import Step
 
 __all__ = ["EpisodeRecorder"]
 
@@ -85,9 +86,9 @@ class EpisodeRecorder:
             trace = []
             for step in self.steps:
                 kind = step.kind
-                if kind == "tool_result" and looks_like_error(step.text):
-                    kind = "tool_error"
-                trace.append(TraceStep(kind=kind, text=step.text, tool=step.tool))
+                if kind in ("tool_result", "tool_error"):  # the core decides what a failed step is
+                    kind = step_kind(kind == "tool_error", step.text)
+                trace.append(TraceStep(kind=StepKind(kind), text=step.text, tool=step.tool))
             episode = Episode.from_steps(trace, goal=goal, session_id=session_id, id=self.episode_id)
             return episode, len(self.steps)
 

@@ -25,12 +25,9 @@ from typing import Any, Sequence
 
 from llama_index.core.base.llms.types import ChatMessage, TextBlock, ToolCallBlock
 
-__all__ = ["Step", "message_text", "fingerprint", "message_steps", "last_user_text", "looks_like_error",
-           "final_answer"]
+__all__ = ["Step", "message_text", "fingerprint", "message_steps", "last_user_text", "final_answer"]
 
 _REACT_LINE = re.compile(r"^(Thought|Action Input|Action|Observation|Answer(?: \(Starts With\))?):\s?", re.M)
-_ERROR_TEXT = re.compile(
-    r"^\s*(error\b|exception\b|traceback\b|failed\b|\w*(error|exception)\s*:)|^Tool \S+ not found\.", re.I)
 
 
 @dataclass(slots=True)
@@ -86,11 +83,6 @@ def fingerprint(message: ChatMessage) -> str:
     key = json.dumps([_role(message), message_text(message), calls,
                       message.additional_kwargs.get("tool_call_id")], default=str)
     return hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
-
-
-def looks_like_error(text: str) -> bool:
-    """Whether a tool output reads like an error (used when the agent did not flag it)."""
-    return bool(_ERROR_TEXT.search(text))
 
 
 def _react_sections(text: str) -> list[tuple[str, str]]:

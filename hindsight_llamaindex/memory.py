@@ -40,10 +40,12 @@ from llama_index.core.memory import BaseMemory, Memory
 
 from hindsight_core import InvalidInputError, MemoryEngine
 from hindsight_core.config import MAX_TEXT_CHARS
+from hindsight_core.context import DEFAULT_HEADER
+from hindsight_core.outcomes import is_request
 
 from hindsight_llamaindex._episode import EpisodeRecorder
 from hindsight_llamaindex._messages import final_answer, fingerprint, last_user_text, message_steps, message_text
-from hindsight_llamaindex._recall import DEFAULT_HEADER, arecall_context
+from hindsight_llamaindex._agents import drops_leading_system_message
 
 if TYPE_CHECKING:
     from hindsight_core import MemoryBank
@@ -85,9 +87,10 @@ class HindsightMemory(BaseMemory):
     One memory serves one conversation at a time (the open episode is per memory).
 
     Note:
-        A ``ReActAgent`` without a ``system_prompt`` drops the first system message it is given.
-        Give it a ``system_prompt``, set ``insert_method="user"``, or run it through
-        :func:`~hindsight_llamaindex.run_with_memory`, which switches to ``"user"`` for such agents.
+        A ``ReActAgent`` without a ``system_prompt`` drops the first system message it is given. With
+        ``insert_method="auto"`` (the default) the memory notices which agent asks (the agent calling
+        ``aget``) and, for such an agent, puts the recalled context into the latest user message;
+        every other agent gets it as a system message.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -103,8 +106,9 @@ class HindsightMemory(BaseMemory):
         description="Whose messages become long-term memories at once: 'user', 'assistant' (final answers "
                     "only) and/or 'tool' (tool results). Every message joins the episode regardless.",
     )
-    insert_method: Literal["system", "user"] = Field(
-        "system", description="Where recalled context goes: a system message, or the latest user message.")
+    insert_method: Literal["auto", "system", "user"] = Field(
+        "auto", description="Where recalled context goes: a system message, the latest user message, or "
+                            "'auto': a system message unless the asking agent would drop it (see the note).")
     header: str = Field(DEFAULT_HEADER, description="First line of the recalled context.")
 
     _engine: MemoryEngine | None = PrivateAttr(default=None)
@@ -204,7 +208,12 @@ class HindsightMemory(BaseMemory):
         history = list(await self.primary_memory.aget(input=input, **kwargs))
         query = _as_text(input) or last_user_text(history)
         context = await self._recall(query, history) if query else ""
-        return self._insert(history, context) if context else history
+        if not context:
+            return history
+        method = self.insert_method
+        if method == "auto":
+            method = "user" if drops_leading_system_message() else "system"
+        return self._insert(history, context, method)
 
     async def aget_all(self) -> List[ChatMessage]:
         """The short-term history only (no recall)."""
@@ -217,16 +226,18 @@ class HindsightMemory(BaseMemory):
             key = (query, exclude, self._version, self.bank.count())
             if self._cache is not None and self._cache[0] == key:
                 return self._cache[1]
-        context = await arecall_context(self.bank, query, k=self.recall_k, lessons_k=self.lessons_k,
-                                        exclude_ids=exclude, header=self.header)
-        text = context.render(self.max_recall_tokens) if context else ""
+        context = await self.bank.arecall_context(query, k=self.recall_k, lessons_k=self.lessons_k,
+                                                  exclude_ids=exclude, header=self.header,
+                                                  max_tokens=self.max_recall_tokens)
+        text = context.text
         with self._recorder.lock:
             self._cache = (key, text)
         return text
 
-    def _insert(self, history: list[ChatMessage], context: str) -> list[ChatMessage]:
+    @staticmethod
+    def _insert(history: list[ChatMessage], context: str, method: str) -> list[ChatMessage]:
         block = TextBlock(text=context)
-        if self.insert_method == "user":
+        if method == "user":
             for i in range(len(history) - 1, -1, -1):
                 if getattr(history[i].role, "value", history[i].role) == "user":
                     msg = history[i].model_copy(deep=True)  # never edit the stored message
@@ -286,7 +297,8 @@ class HindsightMemory(BaseMemory):
                 text = final_answer(message) if role == "assistant" else message_text(message)
                 if not text.strip():
                     continue
-                items.append(dict(text=text[:MAX_TEXT_CHARS], source=_SOURCE[role], kind=_KIND[role],
+                kind = "experience" if role == "user" and is_request(text) else _KIND[role]  # asked, not a fact
+                items.append(dict(text=text[:MAX_TEXT_CHARS], source=_SOURCE[role], kind=kind,
                                   session_id=self.session_id, episode_id=rec.episode_id,
                                   metadata={"via": "llamaindex", "role": role}))
                 fps.append(fp)
@@ -323,7 +335,7 @@ class HindsightMemory(BaseMemory):
         """Store the open episode with its outcome, reflect on it, and start the next one.
 
         Args:
-            outcome: ``"success"``, ``"failure"`` or ``"partial"``.
+            outcome: ``"success"``, ``"failure"``, ``"partial"`` or ``"unknown"`` (stored, no lesson).
             feedback: Words on the outcome (a user's, a judge's); they shape the lesson.
             goal: The task (default: the first user message of the episode).
             background: Reflect in the bank's background queue (the lesson lands a little later).

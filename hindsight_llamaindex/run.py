@@ -9,9 +9,11 @@ How the outcome is decided, first match wins:
 1. ``judge(run)`` when given: ``True``/``False``, an outcome label, ``(label, feedback)``, or
    ``None`` to fall through to the rules below;
 2. the run raised (e.g. "Max iterations ... reached"): ``failure``;
-3. the last tool call failed (the agent gave up on an error): ``failure``;
-4. the agent was stopped at ``max_iterations`` and forced to answer: ``partial``;
-5. otherwise ``success`` (earlier tool errors it recovered from still shape the lesson).
+3. the evidence of the trace, by the core's rules (:mod:`hindsight_core.outcomes`): a tool error
+   never recovered is a ``failure``, the failing tool working afterwards a ``success``, another
+   tool working afterwards ``partial``, tools that all worked ``success``, a user correction a
+   ``failure``; an answer without any tool call is ``unknown``: stored, never a recipe;
+4. the agent was stopped at ``max_iterations`` and forced to answer: at best ``partial``.
 
 Example:
     >>> import asyncio
@@ -26,8 +28,8 @@ Example:
     >>> agent = FunctionAgent(tools=[], llm=llm)
     >>> memory = HindsightMemory.from_engine(MemoryEngine.ephemeral(embedder=HashEmbedder()), bank_id="u1")
     >>> run = asyncio.run(run_with_memory(agent, "What is the capital of France?", memory))
-    >>> run.outcome, run.response, run.episode.experience.kind.value
-    ('success', 'Paris.', 'experience')
+    >>> run.outcome, run.response, run.episode.experience.kind.value, run.episode.lesson
+    ('unknown', 'Paris.', 'experience', None)
 """
 
 from __future__ import annotations
@@ -41,8 +43,12 @@ from llama_index.core.agent.workflow import ReActAgent
 from llama_index.core.agent.workflow.workflow_events import AgentOutput, ToolCallResult
 
 from hindsight_core import InvalidInputError
+from hindsight_core.episodes import StepKind, TraceStep
 from hindsight_core.models import Outcome
+from hindsight_core.outcomes import OutcomeVerdict, as_verdict
+from hindsight_core.outcomes import infer_outcome as core_infer
 
+from hindsight_llamaindex._agents import react_without_prompt
 from hindsight_llamaindex._messages import message_text
 from hindsight_llamaindex.memory import HindsightMemory
 
@@ -80,7 +86,7 @@ class AgentRun:
 
 
 def infer_outcome(run: AgentRun) -> tuple[str, str | None]:
-    """The outcome and feedback rules 2-5 of the module docstring give for ``run``."""
+    """The outcome and feedback rules 2-4 of the module docstring give for ``run``."""
     if run.error is not None:
         text = " ".join(str(run.error).split())[:300]
         limit = re.search(r"max iterations of (\d+)", text, re.I)
@@ -88,35 +94,18 @@ def infer_outcome(run: AgentRun) -> tuple[str, str | None]:
             of = f" ({limit.group(1)})" if limit else ""
             return "failure", f"The agent hit its iteration limit{of} without reaching an answer."
         return "failure", f"The run raised {type(run.error).__name__}: {text}"
-    if run.tool_results and run.tool_results[-1].tool_output.is_error:
-        last = run.tool_results[-1]
-        return "failure", f"The agent gave up after {last.tool_name} failed."
-    if run.stopped_early:
+    steps = run.trace.steps if run.trace is not None else [
+        TraceStep(kind=StepKind.TOOL_ERROR if r.tool_output.is_error else StepKind.TOOL_RESULT,
+                  text=str(r.tool_output.content or "(empty result)"), tool=r.tool_name) for r in run.tool_results]
+    verdict = core_infer(steps) or OutcomeVerdict(outcome=Outcome.UNKNOWN, reason="Nothing was recorded.")
+    if run.stopped_early and verdict.outcome in (Outcome.SUCCESS, Outcome.UNKNOWN):
         return "partial", "The agent hit its iteration limit and was made to answer with what it had."
-    return "success", None
+    return verdict.outcome.value, verdict.reason
 
 
 def _verdict(value: Verdict) -> tuple[str, str | None] | None:
-    if value is None:
-        return None
-    feedback = None
-    if isinstance(value, tuple) and len(value) == 2:
-        value, feedback = value
-    if isinstance(value, bool):
-        return ("success" if value else "failure"), feedback
-    try:
-        return Outcome(value).value, feedback
-    except ValueError:
-        raise InvalidInputError(
-            f"a judge returned {value!r}; return True/False, 'success'/'failure'/'partial', "
-            "a (label, feedback) tuple, or None"
-        ) from None
-
-
-def _react_without_prompt(agent: Any) -> bool:
-    members = getattr(agent, "agents", None)  # AgentWorkflow: name -> agent
-    agents = list(members.values()) if isinstance(members, dict) else [agent]
-    return any(isinstance(a, ReActAgent) and not a.system_prompt for a in agents)
+    verdict = as_verdict(value)
+    return None if verdict is None else (verdict.outcome.value, verdict.reason)
 
 
 async def run_with_memory(
@@ -156,7 +145,7 @@ async def run_with_memory(
                 "pass a fresh Context (or none) to run with this HindsightMemory"
             )
     insert_method = memory.insert_method
-    if insert_method == "system" and _react_without_prompt(agent):
+    if insert_method == "system" and react_without_prompt(agent):
         memory.insert_method = "user"  # ReActAgent drops a leading system message when it has no prompt
     run = AgentRun()
     try:
@@ -177,12 +166,12 @@ async def run_with_memory(
     finally:
         memory.insert_method = insert_method
     memory.record_tool_results(run.tool_results)
+    run.trace = memory.current_episode()
     decided = None
     if judge is not None:
         verdict = judge(run)
         decided = _verdict(await verdict if inspect.isawaitable(verdict) else verdict)
     run.outcome, run.feedback = decided or infer_outcome(run)
-    run.trace = memory.current_episode()
     if run.trace is not None:  # a run that failed before anything was put has none
         run.episode = await memory.aend_episode(run.outcome, run.feedback, background=background)
     if run.error is not None and raise_on_error:

@@ -194,26 +194,32 @@ async def test_reflection_runs_once_after_an_interrupt_is_resumed(engine, mode):
     assert state.next == () and state.values["outcome"] is None
 
     # captured messages carry the thread as session and the episode's id
-    captured = [u for u in engine.bank("ops").units(kind="world") if u.metadata.get("role") == "user"]
+    captured = [u for u in engine.bank("ops").units() if u.metadata.get("role") == "user"]
     assert captured and {u.session_id for u in captured} == {f"t-{mode}"}
+    assert {u.kind.value for u in captured} == {"experience"}  # a request is what was asked, not a fact
     assert {u.episode_id for u in captured} == {done["last_episode"]["episode_id"]}
     assert counts(engine.bank("ops")) == (1, 1)  # the capture step did not add an episode
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
-async def test_a_node_that_raises_ends_the_episode_as_a_failure(engine, mode):
+async def test_a_node_that_raises_is_learned_and_re_raised(engine, mode):
+    # Changed on purpose (issue 13): an error is no longer swallowed by default; it is learned from
+    # and re-raised unchanged. label_errors=True opts into returning normally.
     agent = Agent(raises=RuntimeError("model endpoint overloaded"))
     graph = with_memory(agent.builder(), engine, checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t1"}}
     args = (ask(GOAL), config)
-    out = graph.invoke(*args, context={"bank_id": "ops"}) if mode == "sync" else \
-        await graph.ainvoke(*args, context={"bank_id": "ops"})
+    with pytest.raises(RuntimeError, match="overloaded"):
+        graph.invoke(*args, context={"bank_id": "ops"}) if mode == "sync" else \
+            await graph.ainvoke(*args, context={"bank_id": "ops"})
+    assert counts(engine.bank("ops")) == (1, 1)
+    lessons = engine.bank("ops").recall_lessons(GOAL, k=1)
+    assert "RuntimeError: model endpoint overloaded" in lessons.hits[0].unit.text
+
+    labelled = with_memory(agent.builder(), engine, default_bank="ops", label_errors=True)
+    out = labelled.invoke(ask(GOAL))
     assert out["last_episode"]["outcome"] == "failure"
     assert "RuntimeError: model endpoint overloaded" in out["last_episode"]["lesson"]
     assert out["outcome"] is None and out["episode_error"] is None
-    assert counts(engine.bank("ops")) == (1, 1)
-
-    strict = with_memory(agent.builder(), engine, default_bank="ops", label_errors=False)
-    with pytest.raises(RuntimeError, match="overloaded"):
-        strict.invoke(ask(GOAL))
-    assert counts(engine.bank("ops")) == (1, 1)
+    assert [m.text for m in out["messages"] if isinstance(m, HumanMessage)] == [GOAL]
+    assert counts(engine.bank("ops")) == (2, 2)

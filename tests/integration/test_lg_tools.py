@@ -90,7 +90,8 @@ def test_scripted_chat_model():
 
 def test_public_surface_is_pinned():
     assert sorted(hindsight_lg.__all__) == sorted([
-        "MemoryState", "MEMORY_KEYS", "recall_node", "capture_node", "reflect_node", "render_recall",
+        "HindsightMiddleware", "HindsightStore",
+        "MemoryState", "MEMORY_KEYS", "recall_node", "capture_node", "reflect_node",
         "with_memory", "reflect_thread", "areflect_thread", "recall_tool", "remember_tool",
     ])
     for name in hindsight_lg.__all__:
@@ -102,7 +103,7 @@ def test_docstring_examples_run():
     import importlib
 
     for mod in ["hindsight_lg", "hindsight_lg.nodes", "hindsight_lg.state", "hindsight_lg.tools",
-                "hindsight_lg.wrap", "hindsight_lg.testing"]:
+                "hindsight_lg.wrap", "hindsight_lg.testing", "hindsight_lg.middleware", "hindsight_lg.store"]:
         result = doctest.testmod(importlib.import_module(mod), optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, mod
 

@@ -127,7 +127,7 @@ async def test_memory_block_recalls_and_truncates_by_priority(engine):
     await memory.aput(user("Which database is staging?"))
     full = (await memory.aget())[0]
     assert full.role.value == "system" and "db-staging-2" in full.content and "<hindsight_memory>" in full.content
-    assert bank.count() == 2  # recall-only
+    assert bank.count() == 2  # nothing overflowed the short-term FIFO, so the block stored nothing yet
 
     text = await block.aget([user("Which database is staging?")])
     shorter = await block.atruncate(text, 10)
@@ -177,3 +177,17 @@ def test_docstring_examples_run(module):
     name = "hindsight_llamaindex" if module == "__init__" else f"hindsight_llamaindex.{module}"
     failures, tried = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert tried > 0 and failures == 0
+
+
+async def test_memory_block_stores_what_memory_flushes_to_it(engine):
+    block = HindsightMemoryBlock.from_engine(engine, bank_id="flush", session_id="s1")
+    memory = Memory.from_defaults(session_id="s1", memory_blocks=[block], token_limit=60,
+                                  chat_history_token_ratio=0.5, token_flush_size=10)
+    await memory.aput(user("My favourite editor is Helix and I use it for every project."))
+    await memory.aput(user("Which colour scheme should I pick for the terminal today?"))
+    for n in range(6):  # push both out of the short-term FIFO
+        await memory.aput(user(f"Filler message number {n} to fill the short-term window quickly."))
+    await memory.aget()
+    kinds = {u.text: u.kind.value for u in engine.bank("flush").units()}
+    assert kinds.get("My favourite editor is Helix and I use it for every project.") == "world"
+    assert kinds.get("Which colour scheme should I pick for the terminal today?") == "experience"

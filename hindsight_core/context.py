@@ -1,0 +1,160 @@
+"""The one lessons-first context renderer: what an agent reads before it plans.
+
+:meth:`MemoryBank.recall_context` (and its async twin) recalls lessons from past episodes (failure
+lessons first, newest first, see :meth:`MemoryBank.recall_lessons`), then other memories for the
+query, without the units in ``exclude_ids`` (what the conversation already shows), keeps only hits
+whose outcome is in ``outcomes`` when given, and renders them under a header within a token budget,
+dropping whole memories from the end until the text fits. Both adapters use it.
+
+Example:
+    >>> from hindsight_core import MemoryEngine
+    >>> from hindsight_core.testing import HashEmbedder
+    >>> bank = MemoryEngine.ephemeral(embedder=HashEmbedder()).bank("ops")
+    >>> _ = bank.capture("The billing service runs on port 9090.")
+    >>> ctx = bank.recall_context("which port does billing use?", max_tokens=200)
+    >>> ctx.text.splitlines()[0] == DEFAULT_HEADER, "9090" in ctx.text
+    (True, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Iterable
+
+from hindsight_core._render import estimate_tokens
+from hindsight_core._validate import check_enum, check_k
+from hindsight_core.errors import InvalidInputError
+from hindsight_core.models import Outcome, RecallResult
+
+if TYPE_CHECKING:
+    from hindsight_core.bank import MemoryBank
+    from hindsight_core.models import RecallHit
+
+__all__ = ["DEFAULT_HEADER", "LESSON_OUTCOMES", "LESSON_MIN_SIMILARITY", "RecalledContext", "recall_context", "estimate_tokens"]
+
+DEFAULT_HEADER = (
+    "Long-term memory (what you learned in earlier sessions and runs; use what is relevant, "
+    "and heed lessons from failed attempts):"
+)
+#: Lessons worth reading before a plan. ``unknown`` episodes teach nothing, so they never lead.
+LESSON_OUTCOMES: frozenset[Outcome] = frozenset({Outcome.FAILURE, Outcome.PARTIAL, Outcome.SUCCESS})
+#: A lesson or episode is shown only when its text is at least this close (dense cosine) to the task.
+#: The bank's own "nothing in memory is close" cut (``novel``) is 0.3; a lesson below it belongs to
+#: another task and would steer the agent wrong, whereas a plain fact below it merely costs tokens.
+LESSON_MIN_SIMILARITY = 0.3
+
+
+@dataclass(frozen=True, slots=True)
+class RecalledContext:
+    """Recalled hits in prompt order (``n_lessons`` lessons, then memories) and how to render them."""
+
+    result: "RecallResult"
+    n_lessons: int = 0
+    header: str = DEFAULT_HEADER
+    max_tokens: int | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.result.hits or self.result.directives)
+
+    @property
+    def lessons(self) -> tuple["RecallHit", ...]:
+        return self.result.hits[: self.n_lessons]
+
+    @property
+    def memories(self) -> tuple["RecallHit", ...]:
+        return self.result.hits[self.n_lessons:]
+
+    @property
+    def ids(self) -> list[str]:
+        return [h.id for h in self.result.hits]
+
+    @property
+    def text(self) -> str:
+        """The rendered context within the budget it was recalled with ("" when nothing is relevant)."""
+        return self.render(self.max_tokens)
+
+    def render(self, max_tokens: int | None = None) -> str:
+        """The text for the prompt; whole memories are dropped from the end until it fits."""
+        hits = list(self.result.hits)
+        while True:
+            if not hits and not self.result.directives:
+                return ""
+            body = self.result.model_copy(update={"hits": tuple(hits)}).render()
+            text = f"{self.header}\n{body}" if self.header else body
+            if max_tokens is None or estimate_tokens(text) <= max_tokens:
+                return text
+            if not hits:  # the standing rules alone are over budget: cut them line by line
+                return self.result.model_copy(update={"hits": ()}).render(max_tokens=max_tokens)
+            hits.pop()
+
+
+def _similarity(hit: "RecallHit") -> float:
+    """The hit's dense cosine to the query (0 when the dense channel did not find it)."""
+    return max((c.score for c in hit.channels if c.channel == "dense"), default=0.0)
+
+
+def _outcome_set(outcomes: Iterable[Outcome | str] | None) -> frozenset[Outcome] | None:
+    if outcomes is None:
+        return None
+    if isinstance(outcomes, str):
+        outcomes = [outcomes]
+    return frozenset(check_enum(o, Outcome, "outcome") for o in outcomes)
+
+
+def recall_context(
+    bank: "MemoryBank",
+    query: str,
+    *,
+    k: int = 5,
+    lessons_k: int = 3,
+    max_tokens: int | None = 1200,
+    exclude_ids: Iterable[str] = (),
+    outcomes: Iterable[Outcome | str] | None = None,
+    kinds: Iterable[str] | None = None,
+    header: str = DEFAULT_HEADER,
+) -> RecalledContext:
+    """Lessons first, then memories, for ``query`` (see the module docstring); empty for a blank query.
+
+    Args:
+        bank: The bank to read.
+        query: The task or the user's latest request.
+        k: Memories of any kind besides the lessons (0: lessons only).
+        lessons_k: Lessons to put first (0: none).
+        max_tokens: Budget of :attr:`RecalledContext.text` (None: no budget).
+        exclude_ids: Units not to return (what the conversation already shows).
+        outcomes: Keep only hits whose outcome is one of these (hits without an outcome, plain facts,
+            are kept); lessons always need an outcome in :data:`LESSON_OUTCOMES`. Hits with an
+            outcome (lessons, episodes) must also be at least :data:`LESSON_MIN_SIMILARITY` close.
+        kinds: Restrict the memories (not the lessons) to these kinds.
+        header: First line of the text ("" for none).
+    """
+    for value, label in ((k, "k"), (lessons_k, "lessons_k")):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1000:
+            raise InvalidInputError(f"{label} must be an int between 0 and 1000, not {value!r}")
+    if max_tokens is not None:
+        check_k(max_tokens, "max_tokens", limit=10_000_000)
+    if not isinstance(header, str):
+        raise InvalidInputError("header must be a str")
+    wanted = _outcome_set(outcomes)
+    excluded = frozenset(exclude_ids if not isinstance(exclude_ids, str) else [exclude_ids])
+    query = " ".join(str(query or "").split())
+    if not query:
+        empty = RecallResult(query="", bank=bank.id, as_of=datetime.now(timezone.utc), novel=True)
+        return RecalledContext(empty, 0, header, max_tokens)
+
+    def keep(hit: "RecallHit") -> bool:
+        outcome = hit.unit.outcome
+        if outcome is not None and _similarity(hit) < LESSON_MIN_SIMILARITY:
+            return False  # a lesson of another task
+        return hit.id not in excluded and (wanted is None or outcome is None or outcome in wanted)
+
+    picked: list["RecallHit"] = []
+    if lessons_k:
+        lessons = bank.recall_lessons(query, k=lessons_k + len(excluded))
+        picked = [h for h in lessons.hits if h.unit.outcome in LESSON_OUTCOMES and keep(h)][:lessons_k]
+    n_lessons = len(picked)
+    facts = bank.recall(query, k=max(k + len(excluded) + n_lessons, 1), kinds=kinds, exclude_ids=excluded)
+    seen = {h.id for h in picked}
+    picked += [h for h in facts.hits if h.id not in seen and keep(h)][:k]
+    return RecalledContext(facts.model_copy(update={"hits": tuple(picked)}), n_lessons, header, max_tokens)
