@@ -55,6 +55,11 @@ def end_episode(
     if reflection is not None and not isinstance(reflection, Reflection):
         raise InvalidInputError("reflection must be a hindsight_core.episodes.Reflection")
     when = check_time(ended_at, "ended_at")
+    if bank.config.pii.enabled:  # redact before reflection shortens the trace: no half secrets survive a cut
+        from hindsight_core.lifecycle.pii import redact, redact_episode
+
+        episode = redact_episode(episode, bank.config.pii.kinds)
+        feedback = None if feedback is None else redact(feedback, bank.config.pii.kinds).text
     reflector = reflector or bank._engine.reflector
     if not isinstance(reflector, Reflector):
         raise InvalidInputError("reflector must have a reflect(episode, outcome, feedback) method")

@@ -88,9 +88,12 @@ def check_k(k: Any, what: str = "k", limit: int = 1000) -> int:
     return k
 
 
-def check_ids(ids: Any) -> list[str]:
+def check_ids(ids: Any, what: str = "ids") -> list[str]:
+    """A str, or a list/tuple/set of str (``None``: no ids)."""
+    if ids is None:
+        return []
     if isinstance(ids, str):
         return [ids]
-    if not isinstance(ids, (list, tuple)) or any(not isinstance(i, str) for i in ids):
-        raise InvalidInputError("ids must be a str or a list of str")
+    if not isinstance(ids, (list, tuple, set, frozenset)) or any(not isinstance(i, str) for i in ids):
+        raise InvalidInputError(f"{what} must be a str or a list of str (unit ids), not {type(ids).__name__}")
     return list(ids)

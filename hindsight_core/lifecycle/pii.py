@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
-__all__ = ["Redaction", "redact", "redact_value", "redact_id", "PLACEHOLDERS"]
+__all__ = ["Redaction", "redact", "redact_value", "redact_id", "redact_episode", "PLACEHOLDERS"]
 
 PLACEHOLDERS = {
     "email": "[EMAIL]", "phone": "[PHONE]", "card": "[CARD]", "id_number": "[ID_NUMBER]",
@@ -198,7 +198,7 @@ _SSN_LABELLED = re.compile(
 _UK_NINO = re.compile(r"(?<!\w)(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?!\w)")
 
 _PHONE = re.compile(
-    r"(?<![\w+.,/-])(?:(?P<plus>\+|00)\s?\d{1,3}(?:\s?\(0\))?[\s.-]?)?"
+    r"(?:(?<=[-/_:])(?=\+)|(?<![\w+.,/-]))(?:(?P<plus>\+|00)\s?\d{1,3}(?:\s?\(0\))?[\s.-]?)?"
     r"(?:\(\d{1,5}\)[\s.-]?)?\d{1,12}(?:(?:[\s.-]|/|\s?-\s?)\(?\d{1,10}\)?){0,6}(?![\w]|[.,]\d|-\d|/\d)"
 )
 _IPV4 = re.compile(
@@ -472,3 +472,21 @@ def redact_value(value: Any, kinds: Iterable[str] | None = None) -> tuple[Any, t
 
     result = walk(value)
     return result, tuple(k for k in PLACEHOLDERS if k in found)
+
+
+def redact_episode(episode: Any, kinds: Iterable[str] | None = None) -> Any:
+    """A copy of an :class:`~hindsight_core.episodes.Episode` with every text redacted: goal, each
+    step's text and tool name, ids and metadata. Run it *before* anything shortens or rephrases the
+    trace (reflection, lesson text), so a cut can never leave half a secret that no detector sees."""
+    steps = tuple(
+        s.model_copy(update={"text": redact(s.text, kinds).text,
+                             "tool": None if s.tool is None else redact(s.tool, kinds).text})
+        for s in episode.steps
+    )
+    return episode.model_copy(update={
+        "id": redact(episode.id, kinds).text,
+        "goal": redact(episode.goal, kinds).text,
+        "steps": steps,
+        "session_id": redact_id(episode.session_id, kinds)[0],
+        "metadata": redact_value(episode.metadata, kinds)[0],
+    })
