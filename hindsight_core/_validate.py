@@ -11,7 +11,8 @@ from typing import Any, TypeVar
 from hindsight_core.config import MAX_TEXT_CHARS
 from hindsight_core.errors import InvalidInputError
 
-__all__ = ["check_text", "check_time", "check_enum", "check_metadata", "check_k", "check_ids"]
+__all__ = ["check_text", "check_time", "check_enum", "check_metadata", "check_k", "check_ids", "normalise_bank_id",
+           "MAX_BANK_ID"]
 
 E = TypeVar("E", bound=Enum)
 
@@ -97,3 +98,44 @@ def check_ids(ids: Any, what: str = "ids") -> list[str]:
     if not isinstance(ids, (list, tuple, set, frozenset)) or any(not isinstance(i, str) for i in ids):
         raise InvalidInputError(f"{what} must be a str or a list of str (unit ids), not {type(ids).__name__}")
     return list(ids)
+
+
+#: Longest bank id accepted (characters, after normalisation).
+MAX_BANK_ID = 200
+
+
+def normalise_bank_id(bank: Any) -> str:
+    """The one normal form of a bank id: Unicode NFKC, surrounding whitespace trimmed, case kept.
+
+    Look-alike spellings of one id therefore name one bank: "alice", " alice " and the NFD or
+    full-width forms of an accented or Latin id are the same bank. Case is kept on purpose: ids are
+    usually user or tenant ids from another system, where "Alice" and "alice" may be two people;
+    fold case yourself before calling if your ids are case-insensitive. Ids with invisible characters
+    (zero-width spaces and joiners, bidi controls, soft hyphens), control characters or lone
+    surrogates are refused, never silently changed: they are how two ids that look the same differ.
+    Stores written before this normalisation open unchanged when their ids are already normal; other
+    ids are moved with :func:`hindsight_core.storage.migrate.normalise_bank_ids`.
+
+    Example:
+        >>> normalise_bank_id("  Cafe\\u0301 ")
+        'Café'
+    """
+    import unicodedata
+
+    if not isinstance(bank, str):
+        raise InvalidInputError(f"bank id must be a str, not {type(bank).__name__}, e.g. engine.bank('alice')")
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in bank):
+        raise InvalidInputError("bank id contains a lone surrogate (broken Unicode); pass a valid str, e.g. 'alice'")
+    hidden = sorted({f"U+{ord(c):04X}" for c in bank if unicodedata.category(c) in ("Cf", "Cc", "Co", "Cn")
+                     and c not in " \t"})
+    if hidden:
+        raise InvalidInputError(
+            f"bank id {bank!r} contains invisible or control characters ({', '.join(hidden[:5])}); they make ids "
+            "that look the same name different banks. Remove them, e.g. engine.bank('alice')"
+        )
+    normal = unicodedata.normalize("NFKC", bank).strip()
+    if not normal:
+        raise InvalidInputError("bank id must be a non-empty string, e.g. engine.bank('alice')")
+    if len(normal) > MAX_BANK_ID:
+        raise InvalidInputError(f"bank id is {len(normal)} characters; the limit is {MAX_BANK_ID}")
+    return normal

@@ -148,7 +148,7 @@ class MemoryEngine:
         ``engine.bank("alice", keep_raw=False)``. Unknown options raise
         :class:`~hindsight_core.errors.UnknownOptionError`.
         """
-        validate_bank_id(bank_id)
+        bank_id = validate_bank_id(bank_id)  # the one normal form: look-alike spellings are one bank
         config = validate_options(BankConfig, self.config, options) if options else self.config
         return MemoryBank(self, bank_id, config)
 
@@ -162,7 +162,7 @@ class MemoryEngine:
         Raises:
             NotFoundError: the bank does not exist (unless ``missing_ok``).
         """
-        validate_bank_id(bank_id)
+        bank_id = validate_bank_id(bank_id)
         with self._lock:
             queue = self._queues.pop(bank_id, None)
         if queue is not None:

@@ -22,17 +22,13 @@ __all__ = ["ChromaStore", "BANK_KEY", "validate_bank_id"]
 BANK_KEY = "hindsight_bank"
 _PREFIX = "hs-"
 _SCAN_BATCH = 2_000
-_MAX_BANK_ID = 200
 
 
 def validate_bank_id(bank: Any) -> str:
-    if not isinstance(bank, str):
-        raise InvalidInputError(f"bank id must be a str, not {type(bank).__name__}")
-    if not bank.strip():
-        raise InvalidInputError("bank id must be a non-empty string, e.g. engine.bank('alice')")
-    if len(bank) > _MAX_BANK_ID or any(ord(c) < 32 for c in bank):
-        raise InvalidInputError(f"bank id must be at most {_MAX_BANK_ID} printable characters")
-    return bank
+    """The bank id in its one normal form (see ``_validate.normalise_bank_id``); bad ids raise."""
+    from hindsight_core._validate import normalise_bank_id
+
+    return normalise_bank_id(bank)
 
 
 def _collection_name(bank: str) -> str:
