@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from hindsight_core._validate import check_enum, check_metadata, check_text, check_time
+from hindsight_core._validate import check_enum, check_metadata, check_text, check_time, check_unicode
 from hindsight_core.config import BankConfig
 from hindsight_core.errors import InvalidInputError
 from hindsight_core.lifecycle.extract import extract_entities
@@ -104,6 +104,8 @@ def prepare(
     for name, value in (("session_id", session_id), ("episode_id", episode_id)):
         if value is not None and not isinstance(value, str):
             raise InvalidInputError(f"{name} must be a str or None, not {type(value).__name__}")
+        if value is not None:
+            check_unicode(value, name)
     if importance is not None and (isinstance(importance, bool) or not isinstance(importance, (int, float))
                                    or not 0.0 <= importance <= 1.0):
         raise InvalidInputError(f"importance must be a number between 0 and 1, got {importance!r}")

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from hindsight_core._capture import prepare
-from hindsight_core._validate import check_enum, check_k, check_time
+from hindsight_core._validate import check_enum, check_episode, check_k, check_time
 from hindsight_core.episodes import Episode, EpisodeResult, Reflection
 from hindsight_core.errors import InvalidInputError, LLMError
 from hindsight_core.lifecycle.reflect import Reflector, experience_text, lesson_text
@@ -52,6 +52,7 @@ def end_episode(
     outcome = check_enum(outcome, Outcome, "outcome")
     if feedback is not None and not isinstance(feedback, str):
         raise InvalidInputError("feedback must be a str or None")
+    check_episode(episode, feedback)  # a 1 MB goal is "the goal is too long", not a metadata error
     if reflection is not None and not isinstance(reflection, Reflection):
         raise InvalidInputError("reflection must be a hindsight_core.episodes.Reflection")
     when = check_time(ended_at, "ended_at")

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from hindsight_core.config import MAX_TEXT_CHARS
 from hindsight_core.errors import InvalidInputError
 
-__all__ = ["check_text", "check_time", "check_enum", "check_metadata", "check_k", "check_ids", "normalise_bank_id",
+__all__ = ["check_text", "check_unicode", "check_episode", "MAX_METADATA_DEPTH", "check_time", "check_enum", "check_metadata", "check_k", "check_ids", "normalise_bank_id",
            "MAX_BANK_ID"]
 
 E = TypeVar("E", bound=Enum)
@@ -28,8 +28,21 @@ def check_text(text: Any, what: str = "text") -> str:
             "passages and capture each one."
         )
     if "\x00" in text:
-        raise InvalidInputError(f"{what} contains a NUL character")
+        raise InvalidInputError(f"{what} contains a NUL character; remove it (text is stored as UTF-8)")
+    check_unicode(text, what)
     return text
+
+
+def check_unicode(value: str, what: str) -> str:
+    """Refuse lone surrogates (half a UTF-16 pair, e.g. from a broken decode): they cannot be stored."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"{what} contains a lone surrogate ({value[exc.start]!r} at position {exc.start}), which is not valid "
+            "Unicode; decode your input with errors='replace' or remove it"
+        ) from None
+    return value
 
 
 def check_time(value: Any, what: str) -> datetime | None:
@@ -70,15 +83,57 @@ def check_metadata(metadata: Any) -> dict[str, Any]:
         raise InvalidInputError(f"metadata must be a dict, not {type(metadata).__name__}")
     if any(not isinstance(k, str) for k in metadata):
         raise InvalidInputError("metadata keys must be strings")
+    depth = _depth(metadata)
+    if depth > MAX_METADATA_DEPTH:
+        raise InvalidInputError(
+            f"metadata is nested more than {MAX_METADATA_DEPTH} levels deep; flatten it (e.g. 'a.b.c' keys) or store "
+            "the structure elsewhere and keep a reference"
+        )
     try:
-        encoded = json.dumps(metadata, allow_nan=False)
+        encoded = json.dumps(metadata, allow_nan=False, ensure_ascii=False)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(
             f"metadata must be JSON-serialisable (str, int, float, bool, None, lists and dicts of them): {exc}"
         ) from None
+    except RecursionError:  # a structure that contains itself
+        raise InvalidInputError("metadata contains itself (a cycle) or is nested too deeply; pass plain JSON data") from None
+    check_unicode(encoded, "metadata")
     if len(encoded) > 32_000:
         raise InvalidInputError("metadata is over 32,000 characters as JSON; store large payloads elsewhere")
     return json.loads(encoded)  # a private copy: later changes by the caller cannot reach the store
+
+
+#: Deepest nesting of metadata accepted: real payloads are a few levels; deeper is a bug or an attack
+#: (and Python's JSON encoder recurses once per level).
+MAX_METADATA_DEPTH = 32
+
+
+def _depth(value: Any, level: int = 1) -> int:
+    if level > MAX_METADATA_DEPTH:
+        return level
+    if isinstance(value, dict):
+        return max((_depth(v, level + 1) for v in value.values()), default=level)
+    if isinstance(value, (list, tuple)):
+        return max((_depth(v, level + 1) for v in value), default=level)
+    return level - 1
+
+
+def check_episode(episode: Any, feedback: Any) -> None:
+    """The parts of an episode that are stored: the goal (as text and in metadata), each step's text,
+    tool name and the feedback. Steps may be long (they are cut when rendered); the goal may not."""
+    check_text(episode.goal, "the episode's goal")
+    for n, step in enumerate(episode.steps, 1):
+        if "\x00" in step.text:
+            raise InvalidInputError(f"step {n} of the episode contains a NUL character; remove it")
+        check_unicode(step.text, f"step {n} of the episode")
+        if step.tool is not None:
+            check_unicode(step.tool, f"the tool name of step {n}")
+    for name, value in (("the episode id", episode.id), ("the episode's session_id", episode.session_id)):
+        if value is not None:
+            check_unicode(value, name)
+    check_metadata(episode.metadata)
+    if feedback is not None:
+        check_text(feedback, "feedback")
 
 
 def check_k(k: Any, what: str = "k", limit: int = 1000) -> int:

@@ -107,6 +107,8 @@ def audit_bank(
     """
     if not isinstance(draft_grace, timedelta):
         raise InvalidInputError("draft_grace must be a datetime.timedelta")
+    if isinstance(jump, bool) or not isinstance(jump, (int, float)) or not 0 <= jump <= 1:
+        raise InvalidInputError(f"jump must be a number between 0 and 1, not {jump!r}")
     if isinstance(churn, bool) or not isinstance(churn, int) or churn < 1:
         raise InvalidInputError("churn must be an int >= 1")
     now = now or datetime.now(timezone.utc)

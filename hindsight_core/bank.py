@@ -396,6 +396,9 @@ class MemoryBank:
         if max_tokens is not None:
             check_k(max_tokens, "max_tokens", limit=10_000_000)
         now = check_time(as_of, "as_of") or datetime.now(timezone.utc)
+        if kinds is not None and not isinstance(kinds, (str, list, tuple, set, frozenset)):
+            raise InvalidInputError(f"kinds must be a kind name or a list of them, not {type(kinds).__name__}; "
+                                    f"use e.g. kinds=['world', 'experience']")
         kind_set = None if kinds is None else frozenset(
             check_enum(x, MemoryKind, "kind").value for x in ([kinds] if isinstance(kinds, str) else kinds))
         statuses = {MemoryStatus.ACTIVE.value}
@@ -498,7 +501,8 @@ class MemoryBank:
                 episode = Episode.model_validate(episode)
             except ValidationError as exc:
                 problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-                raise InvalidInputError(f"invalid episode: {problems}") from None
+                raise InvalidInputError(f"invalid episode: {problems}; pass an Episode (Episode.from_steps(...)) or a "
+                                        f"dict of its fields {sorted(Episode.model_fields)}") from None
         return end_episode(self, episode, outcome, feedback=feedback, reflection=reflection, reflector=reflector,
                            background=background, ended_at=ended_at)
 

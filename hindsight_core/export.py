@@ -622,7 +622,8 @@ def _open(target: str | os.PathLike[str] | IO[Any], mode: str) -> Iterator[IO[An
     elif isinstance(target, io.IOBase) or hasattr(target, "write" if mode == "w" else "readline"):
         yield target  # type: ignore[misc]
     else:
-        raise InvalidInputError(f"expected a path or a stream, not {type(target).__name__}")
+        raise InvalidInputError(f"expected a path or a stream, not {type(target).__name__}; pass a file path or an "
+                                "open file object")
 
 
 def _progress_bar(enabled: bool, total: int, desc: str) -> Any:
