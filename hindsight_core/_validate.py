@@ -169,7 +169,8 @@ def normalise_bank_id(bank: Any) -> str:
     (zero-width spaces and joiners, bidi controls, soft hyphens), control characters or lone
     surrogates are refused, never silently changed: they are how two ids that look the same differ.
     Stores written before this normalisation open unchanged when their ids are already normal; other
-    ids are moved with :func:`hindsight_core.storage.migrate.normalise_bank_ids`.
+    ids are moved with :func:`hindsight_core.storage.bank_ids.normalise_bank_ids`; :meth:`MemoryEngine.delete_bank`
+    also drops such old spellings of the id, so an erasure reaches everything stored under it.
 
     Example:
         >>> normalise_bank_id("  Cafe\\u0301 ")

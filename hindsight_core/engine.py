@@ -157,7 +157,8 @@ class MemoryEngine:
         return self.store.list_banks()
 
     def delete_bank(self, bank_id: str, *, missing_ok: bool = False) -> None:
-        """Hard-delete a bank: every vector, record and index entry of it is removed.
+        """Hard-delete a bank: every vector, record and index entry of it is removed, also under old,
+        unnormalised spellings of the id that a store written by an earlier release may hold.
 
         Raises:
             NotFoundError: the bank does not exist (unless ``missing_ok``).
@@ -173,6 +174,11 @@ class MemoryEngine:
                 with index.lock:
                     index.units.clear()
             dropped = self.store.drop_bank(bank_id)
+            from hindsight_core.storage.bank_ids import legacy_aliases
+
+            for alias in legacy_aliases(self.store, bank_id):  # old spellings (" alice", NFD...): erase them too
+                self._indexes.pop(alias, None)
+                dropped = self.store.drop_bank(alias) or dropped
         if not dropped and not missing_ok:
             raise NotFoundError(f"no bank named {bank_id!r}; engine.banks() lists the existing ones")
 
