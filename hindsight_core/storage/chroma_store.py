@@ -32,7 +32,22 @@ def validate_bank_id(bank: Any) -> str:
 
 
 def _collection_name(bank: str) -> str:
-    """A valid, collision-free Chroma name: readable slug plus a hash of the exact id."""
+    """The bank's Chroma collection name: a keyed hash of the id, so names (in server listings, logs,
+    backups' file lists) do not show who the bank belongs to. ``HINDSIGHT_BANK_NAME_KEY`` sets the key
+    (default: a fixed library key, which still hides the id from a reader who does not guess it);
+    ``HINDSIGHT_READABLE_BANK_NAMES=1`` opts in to the readable names of earlier releases."""
+    import hmac
+    import os
+
+    if os.environ.get("HINDSIGHT_READABLE_BANK_NAMES") == "1":
+        return _readable_collection_name(bank)
+    key = os.environ.get("HINDSIGHT_BANK_NAME_KEY", "hindsight-memory/bank-name/v1").encode()
+    return f"{_PREFIX}k-{hmac.new(key, bank.encode(), hashlib.sha256).hexdigest()[:40]}"
+
+
+def _readable_collection_name(bank: str) -> str:
+    """The name earlier releases used (readable slug plus a hash of the exact id); stores written with
+    it keep opening: :meth:`ChromaStore._name_of` looks for it when the keyed name is not there."""
     slug = re.sub(r"[^a-zA-Z0-9_-]+", "-", bank).strip("-_")[:40] or "bank"
     digest = hashlib.sha256(bank.encode()).hexdigest()[:16]
     return f"{_PREFIX}{slug}-{digest}"
@@ -173,7 +188,7 @@ class ChromaStore:
     # ---- banks ----------------------------------------------------------------------------------
     def open_bank(self, bank: str, *, embedder: str, dim: int, create: bool = True) -> Any:
         """Return the bank's collection, creating it if asked; checks it was made with this embedder."""
-        name = _collection_name(bank)
+        name = self._name_of(bank)
         try:
             if create:
                 col = self.client.get_or_create_collection(
@@ -204,6 +219,18 @@ class ChromaStore:
             )
         return col
 
+    def _name_of(self, bank: str) -> str:
+        """The collection of ``bank``: the keyed name, or the readable name of a store from an earlier release."""
+        name = _collection_name(bank)
+        legacy = _readable_collection_name(bank)
+        if legacy != name:
+            try:
+                self.client.get_collection(legacy, embedding_function=None)
+                return legacy
+            except Exception:  # noqa: BLE001 - not there: the keyed name it is
+                pass
+        return name
+
     def list_banks(self) -> list[str]:
         try:
             cols = self.client.list_collections()
@@ -215,7 +242,7 @@ class ChromaStore:
 
     def drop_bank(self, bank: str) -> bool:
         try:
-            self.client.delete_collection(_collection_name(bank))
+            self.client.delete_collection(self._name_of(bank))
             return True
         except Exception as exc:  # noqa: BLE001
             if "does not exist" in str(exc).lower() or "not found" in str(exc).lower():

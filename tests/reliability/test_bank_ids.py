@@ -82,3 +82,30 @@ def test_erasure_reaches_legacy_spellings(engine):
     engine.bank("erin").capture("Erin's fact.")
     engine.delete_bank("erin")
     assert engine.banks() == []
+
+
+def test_collection_names_hide_the_bank_id_and_old_readable_names_still_open(tmp_path, monkeypatch):
+    folder = tmp_path / "store"
+    monkeypatch.setenv("HINDSIGHT_READABLE_BANK_NAMES", "1")  # how earlier releases named collections
+    old = MemoryEngine(folder, embedder=HashEmbedder(dim=32))
+    old.bank("alice.smith").capture("Alice's fact from an older release.")
+    old.close()
+    monkeypatch.delenv("HINDSIGHT_READABLE_BANK_NAMES")
+    engine = MemoryEngine(folder, embedder=HashEmbedder(dim=32))
+    engine.bank("bob.jones").capture("Bob's fact.")
+    names = [c.name for c in engine.store.client.list_collections()]
+    assert not any("bob" in n for n in names) and any("alice" in n for n in names)
+    assert [u.text for u in engine.bank("alice.smith").units()] == ["Alice's fact from an older release."]
+    assert sorted(engine.banks()) == ["alice.smith", "bob.jones"]
+    engine.delete_bank("alice.smith")
+    engine.delete_bank("bob.jones")
+    assert engine.banks() == [] and engine.store.client.list_collections() == []
+    engine.close()
+
+
+def test_the_name_key_changes_the_collection_name(monkeypatch):
+    from hindsight_core.storage.chroma_store import _collection_name
+
+    default = _collection_name("alice")
+    monkeypatch.setenv("HINDSIGHT_BANK_NAME_KEY", "my-secret")
+    assert _collection_name("alice") != default and "alice" not in _collection_name("alice")
