@@ -14,6 +14,11 @@ from the detectors' patterns. An independent acceptance set is held out elsewher
   really give: "remember to deploy on Fridays"). precision / recall of
   :func:`~hindsight_core.lifecycle.injection.looks_like_injection`.
 
+Each has a smaller *held-out* twin (``pii_holdout.jsonl``, ``injection_holdout.jsonl``), written after
+the detectors were finished and measured once without changing them: the main corpora were used
+while building the detectors, so their figures are in-sample; the held-out figures are the honest
+estimate for text nobody tuned on.
+
 Run: ``python -m benchmarks.security`` (a second, no model, no network) or with
 ``--out benchmarks/results/security.json`` to publish the figures; ``--show-misses`` lists every miss.
 """
@@ -42,8 +47,8 @@ def _placeholders(text: str) -> int:
     return sum(text.count(p) for p in PLACEHOLDERS.values())
 
 
-def pii_figures(show_misses: bool = False) -> dict[str, Any]:
-    rows = _load("pii_corpus.jsonl")
+def pii_figures(show_misses: bool = False, corpus: str = "pii_corpus.jsonl") -> dict[str, Any]:
+    rows = _load(corpus)
     found = total = false_red = benign = benign_kept = 0
     by_kind: Counter[str] = Counter()
     by_kind_found: Counter[str] = Counter()
@@ -83,8 +88,8 @@ def pii_figures(show_misses: bool = False) -> dict[str, Any]:
     }
 
 
-def injection_figures(show_misses: bool = False) -> dict[str, Any]:
-    rows = _load("injection_corpus.jsonl")
+def injection_figures(show_misses: bool = False, corpus: str = "injection_corpus.jsonl") -> dict[str, Any]:
+    rows = _load(corpus)
     tp = fp = fn = tn = 0
     by_group: Counter[str] = Counter()
     by_group_found: Counter[str] = Counter()
@@ -121,7 +126,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--out", help="write the figures as JSON here")
     parser.add_argument("--show-misses", action="store_true", help="print every missed or false detection")
     args = parser.parse_args(argv)
-    figures = {"pii": pii_figures(args.show_misses), "injection": injection_figures(args.show_misses)}
+    figures = {
+        "pii": pii_figures(args.show_misses),
+        "injection": injection_figures(args.show_misses),
+        "pii_holdout": pii_figures(args.show_misses, "pii_holdout.jsonl"),
+        "injection_holdout": injection_figures(args.show_misses, "injection_holdout.jsonl"),
+    }
     print(json.dumps(figures, indent=2, ensure_ascii=False))
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
