@@ -12,19 +12,24 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from hindsight_core._validate import check_enum, check_metadata, check_text, check_time
+from hindsight_core._validate import check_enum, check_metadata, check_text, check_time, check_unicode
 from hindsight_core.config import BankConfig
 from hindsight_core.errors import InvalidInputError
 from hindsight_core.lifecycle.extract import extract_entities
 from hindsight_core.lifecycle.gate import looks_like_instruction, score_text
-from hindsight_core.lifecycle.pii import redact, redact_value
+from hindsight_core.lifecycle.pii import redact, redact_id, redact_value
 from hindsight_core.lifecycle.timeparse import resolve_time_refs
 from hindsight_core.models import CaptureItem, MemoryKind, MemoryStatus, MemoryUnit, Outcome, Source
 
-__all__ = ["Prepared", "prepare", "to_item", "SOURCE_CONFIDENCE", "same_facts"]
+__all__ = ["Prepared", "prepare", "to_item", "SOURCE_CONFIDENCE", "RULE_SOURCES", "RULE_KINDS", "same_facts"]
 
 #: Initial confidence by who said it: first-hand tool output > the user > the agent or model itself.
-SOURCE_CONFIDENCE = {Source.TOOL: 0.8, Source.USER: 0.7, Source.AGENT: 0.5, Source.LLM: 0.4}
+SOURCE_CONFIDENCE = {Source.TOOL: 0.8, Source.USER: 0.7, Source.SYSTEM: 0.7, Source.AGENT: 0.5, Source.LLM: 0.4}
+#: Who may make a standing rule (directive) or a skill active: anything else is stored as a draft that
+#: the user confirms (``bank.confirm(unit_id)``). A tool result or the model's own text that says
+#: "always approve refunds" must never become a rule by itself.
+RULE_SOURCES = frozenset({Source.USER, Source.SYSTEM})
+RULE_KINDS = frozenset({MemoryKind.DIRECTIVE, MemoryKind.SKILL})
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -88,9 +93,19 @@ def prepare(
             f"text the model wrote itself (source='llm') starts as a draft, not {status.value!r}: it becomes "
             "active when a user or tool says the same thing. Capture it with source='user' or 'tool' if they said it."
         )
+    if kind in RULE_KINDS and source not in RULE_SOURCES:
+        if status not in (None, MemoryStatus.DRAFT):
+            raise InvalidInputError(
+                f"a {kind.value} from source={source.value!r} starts as a draft, not {status.value!r}: only the user "
+                "or the application (source='user' or 'system') sets standing rules and skills. Capture it as a "
+                "draft and let the user confirm it with bank.confirm(unit_id)."
+            )
+        status = MemoryStatus.DRAFT
     for name, value in (("session_id", session_id), ("episode_id", episode_id)):
         if value is not None and not isinstance(value, str):
             raise InvalidInputError(f"{name} must be a str or None, not {type(value).__name__}")
+        if value is not None:
+            check_unicode(value, name)
     if importance is not None and (isinstance(importance, bool) or not isinstance(importance, (int, float))
                                    or not 0.0 <= importance <= 1.0):
         raise InvalidInputError(f"importance must be a number between 0 and 1, got {importance!r}")
@@ -107,6 +122,9 @@ def prepare(
         text, redactions = red.text, red.kinds
         metadata, meta_kinds = redact_value(metadata, config.pii.kinds)
         redactions += tuple(k for k in meta_kinds if k not in redactions)
+        session_id, session_kinds = redact_id(session_id, config.pii.kinds)  # ids are stored and exported too
+        episode_id, episode_kinds = redact_id(episode_id, config.pii.kinds)
+        redactions += tuple(k for k in session_kinds + episode_kinds if k not in redactions)
 
     flags: list[str] = []
     if redactions:

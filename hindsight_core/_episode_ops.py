@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from hindsight_core._capture import prepare
-from hindsight_core._validate import check_enum, check_k, check_time
+from hindsight_core._validate import check_enum, check_episode, check_k, check_time
 from hindsight_core.episodes import Episode, EpisodeResult, Reflection
 from hindsight_core.errors import InvalidInputError, LLMError
 from hindsight_core.lifecycle.reflect import Reflector, experience_text, lesson_text
@@ -52,9 +52,15 @@ def end_episode(
     outcome = check_enum(outcome, Outcome, "outcome")
     if feedback is not None and not isinstance(feedback, str):
         raise InvalidInputError("feedback must be a str or None")
+    check_episode(episode, feedback)  # a 1 MB goal is "the goal is too long", not a metadata error
     if reflection is not None and not isinstance(reflection, Reflection):
         raise InvalidInputError("reflection must be a hindsight_core.episodes.Reflection")
     when = check_time(ended_at, "ended_at")
+    if bank.config.pii.enabled:  # redact before reflection shortens the trace: no half secrets survive a cut
+        from hindsight_core.lifecycle.pii import redact, redact_episode
+
+        episode = redact_episode(episode, bank.config.pii.kinds)
+        feedback = None if feedback is None else redact(feedback, bank.config.pii.kinds).text
     reflector = reflector or bank._engine.reflector
     if not isinstance(reflector, Reflector):
         raise InvalidInputError("reflector must have a reflect(episode, outcome, feedback) method")

@@ -22,20 +22,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hindsight_core._capture import Prepared, same_facts
+from hindsight_core._capture import RULE_KINDS, RULE_SOURCES, SOURCE_CONFIDENCE, Prepared, same_facts
 from hindsight_core.errors import InvalidInputError
 from hindsight_core.models import MemoryStatus, MemoryUnit, Source
 
 if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
 
-__all__ = ["CORROBORATION_SIMILARITY", "TRUSTED_SOURCES", "corroborate", "promote", "check_evidence"]
+__all__ = ["CORROBORATION_SIMILARITY", "TRUSTED_SOURCES", "corroborate", "promote", "confirm", "check_evidence"]
 
 #: Cosine similarity from which a trusted paraphrase with the same entities corroborates a draft.
 CORROBORATION_SIMILARITY = 0.85
 #: Sources whose word promotes a model-written draft.
 TRUSTED_SOURCES = frozenset({Source.USER, Source.TOOL})
 _MAX_MENTIONS = 20
+_RULE_KIND_VALUES = frozenset(k.value for k in RULE_KINDS)
 
 
 def _same_entities(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
@@ -99,6 +100,8 @@ def corroborate(bank: "MemoryBank", unit: MemoryUnit, vector: np.ndarray) -> tup
         light = index.units[ids[pos]]
         if light.kind != unit.kind.value or "instruction_like" in light.flags:
             continue
+        if light.kind in _RULE_KIND_VALUES and unit.source not in RULE_SOURCES:
+            continue  # only the user (or the application) turns a drafted rule or skill into a real one
         absorbed = sim >= bank.config.dedup_threshold
         if not same_facts(light.text, unit.text, ordered=absorbed):  # a paraphrase may reorder names
             continue
@@ -108,6 +111,27 @@ def corroborate(bank: "MemoryBank", unit: MemoryUnit, vector: np.ndarray) -> tup
         bank._rewrite(promoted)
         return promoted, absorbed
     return None, False
+
+
+def confirm(bank: "MemoryBank", unit_id: str) -> MemoryUnit:
+    """The user confirms a draft (a model's fact, or a rule or skill from an untrusted source): it
+    becomes active with the user's confidence and a ``confirmed`` flag. Instruction-like text is never
+    confirmed into anything but a flagged quote."""
+    unit = bank.get(unit_id)
+    if unit.status is not MemoryStatus.DRAFT:
+        raise InvalidInputError(f"unit {unit_id!r} is {unit.status.value}, not a draft; only drafts are confirmed")
+    if "instruction_like" in unit.flags:
+        raise InvalidInputError(
+            f"unit {unit_id!r} reads like an injected instruction and stays a draft; if the user really means it, "
+            "capture the rule in their own words with source='user'"
+        )
+    confirmed = unit.model_copy(update={
+        "status": MemoryStatus.ACTIVE,
+        "confidence": round(max(unit.confidence, SOURCE_CONFIDENCE[Source.USER]), 3),
+        "flags": unit.flags + (() if "confirmed" in unit.flags else ("confirmed",)),
+    })
+    bank._rewrite(confirmed)
+    return confirmed
 
 
 def check_evidence(bank: "MemoryBank", prepared: list[Prepared]) -> None:

@@ -13,7 +13,10 @@ check                         severity  meaning
 ``foreign_record``            high      the record names another bank than the one it is stored in
 ``unknown_source``            high      its ``source`` is none of user / tool / agent / llm
 ``instruction_rule``          high      instruction-like text stored as a directive or skill
+``untrusted_rule``            high      an active directive or skill set by a tool, the agent or the model
 ``instruction_like``          medium    text that tries to instruct the agent ("ignore previous...")
+``pii_in_clear``              medium    text, metadata or ids in which the PII detector finds data
+``unconfirmed_rule``          low       a directive or skill from an untrusted source awaiting confirmation
 ``confidence_jump``           medium    confidence well above what its source and repeats explain
 ``heavy_supersession``        medium    a belief replaced ``churn`` times or more (contested)
 ``contested_entity``          medium    an entity with ``churn`` or more superseded/invalidated units
@@ -40,7 +43,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight_core._capture import SOURCE_CONFIDENCE
 from hindsight_core.errors import InvalidInputError
+from hindsight_core._capture import RULE_KINDS, RULE_SOURCES
 from hindsight_core.lifecycle.gate import looks_like_instruction
+from hindsight_core.lifecycle.injection import injection_reasons
+from hindsight_core.lifecycle.pii import redact, redact_value
+from hindsight_core.lifecycle.skills import SKILL_KEY
 from hindsight_core.models import MemoryKind, MemoryStatus, MemoryUnit, Source
 from hindsight_core.storage.codec import from_record
 
@@ -100,6 +107,8 @@ def audit_bank(
     """
     if not isinstance(draft_grace, timedelta):
         raise InvalidInputError("draft_grace must be a datetime.timedelta")
+    if isinstance(jump, bool) or not isinstance(jump, (int, float)) or not 0 <= jump <= 1:
+        raise InvalidInputError(f"jump must be a number between 0 and 1, not {jump!r}")
     if isinstance(churn, bool) or not isinstance(churn, int) or churn < 1:
         raise InvalidInputError("churn must be an int >= 1")
     now = now or datetime.now(timezone.utc)
@@ -131,8 +140,24 @@ def audit_bank(
             report(seq, unit_id, "instruction_rule", "high",
                    f"instruction-like text is stored as a {unit.kind.value}, which every recall obeys", doc)
         elif instruction:
+            reasons = ", ".join(injection_reasons(unit.text)) or "flagged at capture"
             report(seq, unit_id, "instruction_like", "medium",
-                   f"text that tries to instruct the agent (source {unit.source.value}); kept as a quote only", doc)
+                   f"text that tries to instruct the agent ({reasons}; source {unit.source.value}); kept as a quote only",
+                   doc)
+        if unit.kind in RULE_KINDS and unit.source not in RULE_SOURCES and SKILL_KEY not in unit.metadata:
+            if unit.status is MemoryStatus.ACTIVE:
+                report(seq, unit_id, "untrusted_rule", "high",
+                       f"a {unit.kind.value} from source {unit.source.value} is active; only the user or the "
+                       "application may set one (bank.confirm after review, or delete it)", doc)
+            elif unit.status is MemoryStatus.DRAFT:
+                report(seq, unit_id, "unconfirmed_rule", "low",
+                       f"a {unit.kind.value} from source {unit.source.value} waits for the user's confirmation", doc)
+        leaked = [k for k in redact(unit.text).kinds] + [k for k in redact_value(unit.metadata)[1]]
+        leaked += [k for i in (unit.session_id, unit.episode_id) if i for k in redact(i).kinds]
+        if leaked:
+            report(seq, unit_id, "pii_in_clear", "medium",
+                   f"the PII detector finds {sorted(set(leaked))} stored in clear (redaction off, or written "
+                   "before it was added); re-capture or delete it", doc)
         expected = _expected_confidence(unit)
         if unit.confidence - expected > jump:
             report(seq, unit_id, "confidence_jump", "medium",

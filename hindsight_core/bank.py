@@ -31,7 +31,8 @@ import numpy as np
 from hindsight_core._capture import Prepared, prepare, same_facts, to_item
 from hindsight_core._lifecycle_ops import OVER_FETCH, after_capture, filter_candidates, record_recall
 from hindsight_core._render import estimate_tokens
-from hindsight_core._trust import check_evidence, corroborate
+from hindsight_core._trust import check_evidence, confirm, corroborate
+from hindsight_core.lifecycle.pii import redact_id
 from hindsight_core._validate import check_enum, check_ids, check_k, check_text, check_time
 from hindsight_core.config import BankConfig, RecallConfig
 from hindsight_core.errors import InvalidInputError, NotFoundError, StorageError
@@ -512,6 +513,9 @@ class MemoryBank:
         if max_tokens is not None:
             check_k(max_tokens, "max_tokens", limit=10_000_000)
         now = check_time(as_of, "as_of") or datetime.now(timezone.utc)
+        if kinds is not None and not isinstance(kinds, (str, list, tuple, set, frozenset)):
+            raise InvalidInputError(f"kinds must be a kind name or a list of them, not {type(kinds).__name__}; "
+                                    f"use e.g. kinds=['world', 'experience']")
         kind_set = None if kinds is None else frozenset(
             check_enum(x, MemoryKind, "kind").value for x in ([kinds] if isinstance(kinds, str) else kinds))
         statuses = {MemoryStatus.ACTIVE.value}
@@ -523,7 +527,9 @@ class MemoryBank:
             statuses.add(MemoryStatus.DRAFT.value)
         if session_id is not None and not isinstance(session_id, str):
             raise InvalidInputError("session_id must be a str")
-        excluded = frozenset(check_ids(list(exclude_ids) if not isinstance(exclude_ids, str) else exclude_ids))
+        if session_id is not None and self.config.pii.enabled:  # stored ids are redacted: match the stored form
+            session_id = redact_id(session_id, self.config.pii.kinds)[0]
+        excluded = frozenset(check_ids(exclude_ids))
         searchable = (kind_set or frozenset(k.value for k in MemoryKind)) - {MemoryKind.DIRECTIVE.value}
 
         vector = self._engine.embedder.embed([query])[0]
@@ -610,7 +616,8 @@ class MemoryBank:
                 episode = Episode.model_validate(episode)
             except ValidationError as exc:
                 problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-                raise InvalidInputError(f"invalid episode: {problems}") from None
+                raise InvalidInputError(f"invalid episode: {problems}; pass an Episode (Episode.from_steps(...)) or a "
+                                        f"dict of its fields {sorted(Episode.model_fields)}") from None
         return end_episode(self, episode, outcome, feedback=feedback, reflection=reflection, reflector=reflector,
                            background=background, ended_at=ended_at)
 
@@ -673,6 +680,11 @@ class MemoryBank:
             check_k(budget, "budget", limit=10_000_000)
         return enforce_budget(self, budget)
 
+    def confirm(self, unit_id: str) -> MemoryUnit:
+        """Make a draft active on the user's word: a model's fact, or a directive or skill that came from
+        a tool, the agent or the model (those start as drafts; see ``_trust.confirm``)."""
+        return confirm(self, unit_id)
+
     def set_directive(self, text: str, *, metadata: dict[str, Any] | None = None) -> MemoryUnit:
         """A standing rule ("tests use pytest") returned with every recall of this bank, at no search cost."""
         result = self.capture(text, kind="directive", source="user", importance=1.0, keep_raw=True, metadata=metadata)
@@ -694,6 +706,7 @@ class MemoryBank:
     ahistory = _async_twin(history)
     aenforce_budget = _async_twin(enforce_budget)
     aset_directive = _async_twin(set_directive)
+    aconfirm = _async_twin(confirm)
     adirectives = _async_twin(directives)
     aremove_directive = _async_twin(remove_directive)
     acapture = _async_twin(capture)

@@ -113,6 +113,7 @@ def recall_context(
     outcomes: Iterable[Outcome | str] | None = None,
     kinds: Iterable[str] | None = None,
     header: str = DEFAULT_HEADER,
+    include_drafts: bool = False,
 ) -> RecalledContext:
     """Lessons first, then memories, for ``query`` (see the module docstring); empty for a blank query.
 
@@ -128,6 +129,7 @@ def recall_context(
             outcome (lessons, episodes) must also be at least :data:`LESSON_MIN_SIMILARITY` close.
         kinds: Restrict the memories (not the lessons) to these kinds.
         header: First line of the text ("" for none).
+        include_drafts: Also show uncorroborated model-written drafts (rendered as ``[draft]``).
     """
     for value, label in ((k, "k"), (lessons_k, "lessons_k")):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1000:
@@ -154,7 +156,8 @@ def recall_context(
         lessons = bank.recall_lessons(query, k=lessons_k + len(excluded))
         picked = [h for h in lessons.hits if h.unit.outcome in LESSON_OUTCOMES and keep(h)][:lessons_k]
     n_lessons = len(picked)
-    facts = bank.recall(query, k=max(k + len(excluded) + n_lessons, 1), kinds=kinds, exclude_ids=excluded)
+    facts = bank.recall(query, k=max(k + len(excluded) + n_lessons, 1), kinds=kinds, exclude_ids=excluded,
+                        include_drafts=include_drafts)
     seen = {h.id for h in picked}
     picked += [h for h in facts.hits if h.id not in seen and keep(h)][:k]
     return RecalledContext(facts.model_copy(update={"hits": tuple(picked)}), n_lessons, header, max_tokens)

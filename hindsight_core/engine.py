@@ -194,7 +194,7 @@ class MemoryEngine:
         ``engine.bank("alice", keep_raw=False)``. Unknown options raise
         :class:`~hindsight_core.errors.UnknownOptionError`.
         """
-        validate_bank_id(bank_id)
+        bank_id = validate_bank_id(bank_id)  # the one normal form: look-alike spellings are one bank
         config = validate_options(BankConfig, self.config, options) if options else self.config
         return MemoryBank(self, bank_id, config)
 
@@ -203,25 +203,30 @@ class MemoryEngine:
         return self.store.list_banks()
 
     def delete_bank(self, bank_id: str, *, missing_ok: bool = False) -> None:
-        """Hard-delete a bank: every vector, record and index entry of it is removed.
+        """Hard-delete a bank: every vector, record and index entry of it is removed, also under old,
+        unnormalised spellings of the id that a store written by an earlier release may hold.
 
         Raises:
             NotFoundError: the bank does not exist (unless ``missing_ok``).
         """
-        validate_bank_id(bank_id)
-        self._pool.close_queue(bank_id)  # pending reflections finish first, so nothing writes into a deleted bank
-        with self._load_lock(bank_id):  # no load of this bank starts until it is dropped
-            index = self._indexes.get(bank_id)
-            if index is not None:
-                with index.lock:  # waits for a write in progress; order: bank lock, then _lock
-                    index.dropped = True  # writers holding a reference start again on a fresh bank
-                    self._indexes.pop(bank_id)
-                    dropped = self.store.drop_bank(bank_id)
-                    index.clear()
-            else:
-                dropped = self.store.drop_bank(bank_id)
-            if self._snapshots is not None:
-                self._snapshots.discard(bank_id)
+        bank_id = validate_bank_id(bank_id)
+        from hindsight_core.storage.bank_ids import legacy_aliases
+
+        dropped = False
+        for name in [bank_id, *legacy_aliases(self.store, bank_id)]:  # old spellings (" alice", NFD...) too
+            self._pool.close_queue(name)  # pending reflections finish first, so nothing writes into a deleted bank
+            with self._load_lock(name):  # no load of this bank starts until it is dropped
+                index = self._indexes.get(name)
+                if index is not None:
+                    with index.lock:  # waits for a write in progress; order: bank lock, then _lock
+                        index.dropped = True  # writers holding a reference start again on a fresh bank
+                        self._indexes.pop(name)
+                        dropped = self.store.drop_bank(name) or dropped
+                        index.clear()
+                else:
+                    dropped = self.store.drop_bank(name) or dropped
+                if self._snapshots is not None:
+                    self._snapshots.discard(name)
         if not dropped and not missing_ok:
             raise NotFoundError(f"no bank named {bank_id!r}; engine.banks() lists the existing ones")
 

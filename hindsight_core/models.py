@@ -61,12 +61,16 @@ class MemoryStatus(StrEnum):
 
 
 class Source(StrEnum):
-    """Who produced the text. Trust: tool > user > agent/llm."""
+    """Who produced the text. Trust: tool > user = system > agent > llm.
+
+    Only ``user`` and ``system`` may set a directive or a skill; from any other source it is a draft.
+    """
 
     USER = "user"
     TOOL = "tool"
     AGENT = "agent"
     LLM = "llm"
+    SYSTEM = "system"  # the application itself (its configuration, its own rules); trusted like the user
 
 
 class Outcome(StrEnum):

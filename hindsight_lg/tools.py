@@ -49,20 +49,24 @@ def recall_tool(
     k: int = 5,
     lessons_k: int = 3,
     max_tokens: int | None = 1200,
+    include_drafts: bool = True,
     name: str = "recall_memory",
     description: str = ("Search long-term memory: facts the user told you, what happened in past runs, "
                         "and lessons from past failures. Use it before planning a task you may have done before."),
 ) -> BaseTool:
-    """A tool ``recall_memory(query)`` that returns lessons first, then other relevant memories."""
+    """A tool ``recall_memory(query)`` that returns lessons first, then other relevant memories
+    (drafts too, labelled ``[draft]``, unless ``include_drafts=False``)."""
     spec = BankSpec(engine, default_bank, bank_key, bank_resolver, dict(bank_options or {}))
 
     def recall_memory(query: str, config: RunnableConfig, runtime: ToolRuntime[Any, Any] = None) -> str:
         bank, _, _ = _where(spec, config, runtime)
-        return bank.recall_context(query, k=k, lessons_k=lessons_k, max_tokens=max_tokens, header="").text or _NOTHING
+        return bank.recall_context(query, k=k, lessons_k=lessons_k, max_tokens=max_tokens, header="",
+                                   include_drafts=include_drafts).text or _NOTHING
 
     async def arecall_memory(query: str, config: RunnableConfig, runtime: ToolRuntime[Any, Any] = None) -> str:
         bank, _, _ = _where(spec, config, runtime)
-        context = await bank.arecall_context(query, k=k, lessons_k=lessons_k, max_tokens=max_tokens, header="")
+        context = await bank.arecall_context(query, k=k, lessons_k=lessons_k, max_tokens=max_tokens, header="",
+                                              include_drafts=include_drafts)
         return context.text or _NOTHING
 
     return StructuredTool.from_function(func=recall_memory, coroutine=arecall_memory, name=name,
@@ -72,6 +76,8 @@ def recall_tool(
 def _said(result: CaptureResult) -> str:
     if result.merged:
         return f"Already known; strengthened memory {result.unit_id}."
+    if result.unit is not None and result.unit.status.value == "draft":
+        return f"Remembered as draft {result.unit_id} (a fact once the user or a tool confirms it)."
     return f"Remembered as {result.unit_id}."
 
 
@@ -82,13 +88,17 @@ def remember_tool(
     bank_key: str = "bank_id",
     bank_resolver: BankResolver | None = None,
     bank_options: Mapping[str, Any] | None = None,
-    source: str = "agent",
+    source: str = "llm",
     name: str = "remember",
     description: str = ("Save one self-contained fact or preference to long-term memory, in a full sentence "
                         "(e.g. 'The user's staging database is db-staging-2')."),
 ) -> BaseTool:
     """A tool ``remember(text)`` that captures a fact into the call's bank (``session_id`` = thread id,
-    ``episode_id`` from state when the tool runs in a ``ToolNode``)."""
+    ``episode_id`` from state when the tool runs in a ``ToolNode``).
+
+    The model writes the text, so by default it is stored with ``source="llm"``: a draft, recalled by
+    :func:`recall_tool` with a ``[draft]`` label, active once a user or tool says the same thing.
+    Pass ``source="user"`` only where the tool stores the user's own words verbatim."""
     spec = BankSpec(engine, default_bank, bank_key, bank_resolver, dict(bank_options or {}))
 
     def _kwargs(config: RunnableConfig | None, state: Any) -> dict[str, Any]:

@@ -61,17 +61,15 @@ _SMALL_TALK = re.compile(
 )
 _WORD = re.compile(r"[A-Za-z0-9']+")
 
-_INSTRUCTION = re.compile(
-    r"\b(ignore (all |any )?(previous|prior|above) (instructions|prompts?)|disregard (the |your )?(system|previous)"
-    r"|you are now|always approve|approve (all|every)|system prompt|jailbreak|do anything now"
-    r"|override (your|the) (rules|instructions))\b",
-    _I,
-)
-
-
 def looks_like_instruction(text: str) -> bool:
-    """True for text that tries to instruct the agent (prompt injection); it is stored as a quote."""
-    return bool(_INSTRUCTION.search(text))
+    """True for text that tries to instruct the agent (prompt injection); it is stored as a quote.
+
+    The detector (normalisation against disguises, many languages) lives in
+    :mod:`hindsight_core.lifecycle.injection`.
+    """
+    from hindsight_core.lifecycle.injection import looks_like_injection
+
+    return looks_like_injection(text)
 
 
 def score_text(text: str, *, source: str = "user", entity_count: int = 0) -> GateVerdict:

@@ -84,7 +84,7 @@ def _promote(bank: "MemoryBank", lesson: MemoryUnit, reflection: dict[str, Any])
         if successes < cfg.skill_after:
             return None
         prepared = prepare(
-            bank.id, bank.config, text=skill_text(reflection), kind=MemoryKind.SKILL, source="agent",
+            bank.id, bank.config, text=skill_text(reflection), kind=MemoryKind.SKILL, source="system",
             session_id=lesson.session_id, importance=0.85, keep_raw=True, evidence_ids=tuple(member_ids),
             outcome=Outcome.SUCCESS, metadata={SKILL_KEY: {
                 "trigger": reflection.get("trigger") or reflection.get("goal"), "action": reflection.get("lesson"),

@@ -31,21 +31,32 @@ _LOG_PREFIX = "hslog-"  # a bank's change log; never listed as a bank (no BANK_K
 #: entry lands late (or whose clock is behind, up to this much) is still seen.
 LOG_WINDOW_NS = 10 * 1_000_000_000
 _SCAN_BATCH = 2_000
-_MAX_BANK_ID = 200
 
 
 def validate_bank_id(bank: Any) -> str:
-    if not isinstance(bank, str):
-        raise InvalidInputError(f"bank id must be a str, not {type(bank).__name__}")
-    if not bank.strip():
-        raise InvalidInputError("bank id must be a non-empty string, e.g. engine.bank('alice')")
-    if len(bank) > _MAX_BANK_ID or any(ord(c) < 32 for c in bank):
-        raise InvalidInputError(f"bank id must be at most {_MAX_BANK_ID} printable characters")
-    return bank
+    """The bank id in its one normal form (see ``_validate.normalise_bank_id``); bad ids raise."""
+    from hindsight_core._validate import normalise_bank_id
+
+    return normalise_bank_id(bank)
 
 
 def _collection_name(bank: str) -> str:
-    """A valid, collision-free Chroma name: readable slug plus a hash of the exact id."""
+    """The bank's Chroma collection name: a keyed hash of the id, so names (in server listings, logs,
+    backups' file lists) do not show who the bank belongs to. ``HINDSIGHT_BANK_NAME_KEY`` sets the key
+    (default: a fixed library key, which still hides the id from a reader who does not guess it);
+    ``HINDSIGHT_READABLE_BANK_NAMES=1`` opts in to the readable names of earlier releases."""
+    import hmac
+    import os
+
+    if os.environ.get("HINDSIGHT_READABLE_BANK_NAMES") == "1":
+        return _readable_collection_name(bank)
+    key = os.environ.get("HINDSIGHT_BANK_NAME_KEY", "hindsight-memory/bank-name/v1").encode()
+    return f"{_PREFIX}k-{hmac.new(key, bank.encode(), hashlib.sha256).hexdigest()[:40]}"
+
+
+def _readable_collection_name(bank: str) -> str:
+    """The name earlier releases used (readable slug plus a hash of the exact id); stores written with
+    it keep opening: :meth:`ChromaStore._name_of` looks for it when the keyed name is not there."""
     slug = re.sub(r"[^a-zA-Z0-9_-]+", "-", bank).strip("-_")[:40] or "bank"
     digest = hashlib.sha256(bank.encode()).hexdigest()[:16]
     return f"{_PREFIX}{slug}-{digest}"
@@ -263,7 +274,7 @@ class ChromaStore:
     # ---- banks ----------------------------------------------------------------------------------
     def open_bank(self, bank: str, *, embedder: str, dim: int, create: bool = True) -> Any:
         """Return the bank's collection, creating it if asked; checks it was made with this embedder."""
-        name = _collection_name(bank)
+        name = self._name_of(bank)
         if create and self.read_only:
             try:
                 return self.open_bank(bank, embedder=embedder, dim=dim, create=False)
@@ -305,6 +316,18 @@ class ChromaStore:
                 raise _storage_error(f"open the change log of bank {bank!r}", exc, self.path) from exc
         return col
 
+    def _name_of(self, bank: str) -> str:
+        """The collection of ``bank``: the keyed name, or the readable name of a store from an earlier release."""
+        name = _collection_name(bank)
+        legacy = _readable_collection_name(bank)
+        if legacy != name:
+            try:
+                self.client.get_collection(legacy, embedding_function=None)
+                return legacy
+            except Exception:  # noqa: BLE001 - not there: the keyed name it is
+                pass
+        return name
+
     def list_banks(self) -> list[str]:
         try:
             cols = self.client.list_collections()
@@ -317,7 +340,7 @@ class ChromaStore:
     def drop_bank(self, bank: str) -> bool:
         """Delete a bank and its change log (a reader of the log then finds the bank gone)."""
         self._check_writable(f"delete bank {bank!r}")
-        name = _collection_name(bank)
+        name = self._name_of(bank)
         try:
             self.client.delete_collection(name)
         except Exception as exc:  # noqa: BLE001

@@ -33,8 +33,8 @@ def _dump(bank, **kw) -> io.StringIO:
 
 
 def test_lessons_first_file_order_still_links_and_vectors_are_reused(mem_engine, bank):
-    header, *rows = _dump(bank, embeddings=True).getvalue().splitlines()
-    shuffled = io.StringIO("\n".join([header, *reversed(rows)]) + "\n")  # evidence before its source
+    header, *rows, footer = _dump(bank, embeddings=True).getvalue().splitlines()
+    shuffled = io.StringIO("\n".join([header, *reversed(rows), footer]) + "\n")  # evidence before its source
     report = import_bank(mem_engine, shuffled, bank="dst")
     assert (report.imported, report.reembedded) == (len(rows), 0)
     graphs = [mem_engine._live_index(b).graph.graph for b in ("src", "dst")]
@@ -51,6 +51,8 @@ def test_conflicts_skip_replace_and_reembed_modes(mem_engine, bank):
     with pytest.raises(InvalidInputError, match="already exist in bank 'src'"):
         import_bank(mem_engine, _dump(bank))
     n = bank.count()
+    with pytest.raises(InvalidInputError, match="merge=True"):
+        import_bank(mem_engine, _dump(mem_engine.bank("dst")), bank="src")  # new ids, existing bank
     assert import_bank(mem_engine, _dump(bank), on_conflict="skip").skipped == n
     report = import_bank(mem_engine, _dump(bank, embeddings=True), on_conflict="replace", reembed="always")
     assert (report.replaced, report.reembedded, bank.count()) == (n, n, n)
@@ -66,7 +68,7 @@ def test_bad_files_name_the_line(tmp_path, bank):
     bad_field = json.loads(first)
     bad_field["unit"]["importance"] = 7
     path = tmp_path / "bad.jsonl"
-    path.write_text("\n".join([header, json.dumps(bad_field)]))
+    path.write_text("\n".join([header, json.dumps(bad_field)]))  # (no footer either: the field is found first)
     with pytest.raises(InvalidInputError, match=r"line 2: field 'importance'"):
         read_export(path)
     path.write_text("\n".join([header, first, first]))
