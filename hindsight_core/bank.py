@@ -365,6 +365,7 @@ class MemoryBank:
         session_id: str | None = None,
         exclude_ids: Iterable[str] = (),
         config: RecallConfig | None = None,
+        record_hits: bool = True,
     ) -> RecallResult:
         """Find what memory holds about ``query``: no LLM, four channels fused.
 
@@ -380,6 +381,8 @@ class MemoryBank:
             session_id: Restrict to one session.
             exclude_ids: Units not to return (e.g. what the conversation already shows).
             config: A :class:`RecallConfig` for this call (derive it with ``model_copy``).
+            record_hits: Count this recall as use (hits gain activity, which forgetting reads). False
+                only looks: inspecting memory (the CLI, a debugger) leaves it as it was.
 
         Returns:
             A :class:`RecallResult`; ``result.render()`` gives prompt-ready text, ``result.explain()``
@@ -406,6 +409,8 @@ class MemoryBank:
             statuses.add(MemoryStatus.DRAFT.value)
         if session_id is not None and not isinstance(session_id, str):
             raise InvalidInputError("session_id must be a str")
+        if not isinstance(record_hits, bool):
+            raise InvalidInputError(f"record_hits must be True or False, not {record_hits!r}")
         excluded = frozenset(check_ids(list(exclude_ids) if not isinstance(exclude_ids, str) else exclude_ids))
         searchable = (kind_set or frozenset(k.value for k in MemoryKind)) - {MemoryKind.DIRECTIVE.value}
 
@@ -439,7 +444,8 @@ class MemoryBank:
             hits.append(RecallHit(unit=unit, score=cand.score,
                                   channels=tuple(ChannelHit(channel=c, rank=r, score=s) for c, r, s in cand.channels)))
         best_dense = max((s for c in candidates for ch, _, s in c.channels if ch == "dense"), default=0.0)
-        record_recall(self, [h.unit.id for h in hits], trace)  # in memory now, one Chroma write later
+        if record_hits:
+            record_recall(self, [h.unit.id for h in hits], trace)  # in memory now, one Chroma write later
         trace = dict(trace, total_ms=round((time.perf_counter() - started) * 1000, 2))
         return RecallResult(query=query, bank=self.id, as_of=now, hits=tuple(hits), directives=directives,
                             novel=best_dense < _NOVELTY_BELOW, trace=trace)

@@ -77,7 +77,8 @@ def _load_sentence_transformer(name: str) -> Any:
             path = name
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no hub look-ups at run time
         try:
-            model = SentenceTransformer(path, device="cpu")
+            with _quiet_loading():
+                model = SentenceTransformer(path, device="cpu")
         except Exception as exc:  # noqa: BLE001 - re-raised with a fix
             raise InvalidInputError(
                 f"could not load the sentence-transformers model {name!r} offline ({exc}). "
@@ -85,6 +86,22 @@ def _load_sentence_transformer(name: str) -> Any:
             ) from exc
         _MODELS[name] = model
         return model
+
+
+class _quiet_loading:
+    """No "Loading weights" progress bar: the model is local and loads in a second; the bar is noise."""
+
+    def __enter__(self) -> None:
+        from transformers.utils import logging as hf_logging
+
+        self._was = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()
+
+    def __exit__(self, *exc: object) -> None:
+        from transformers.utils import logging as hf_logging
+
+        if self._was:
+            hf_logging.enable_progress_bar()
 
 
 _THREADS_LOCK = threading.Lock()
