@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -59,7 +60,9 @@ def _load_sentence_transformer(name: str) -> Any:
         if name in _MODELS:
             return _MODELS[name]
         try:
-            from sentence_transformers import SentenceTransformer
+            with warnings.catch_warnings():  # tqdm's "IProgress not found" in notebooks without ipywidgets
+                warnings.filterwarnings("ignore", message="IProgress not found")
+                from sentence_transformers import SentenceTransformer
         except ImportError as exc:  # pragma: no cover - it is a core dependency
             raise OptionalDependencyError(
                 "sentence-transformers is not installed; `pip install hindsight-memory` brings it"
