@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup demo test bench-locomo bench-experience clean
+.PHONY: setup demo test notebooks bench-locomo bench-experience clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m pytest -q
+
+# Execute the notebooks and save them with their (small, path-free) outputs.
+notebooks: setup
+	$(BIN)/python notebooks/_render.py
 
 bench-locomo: setup
 	$(BIN)/python -m benchmarks.locomo --conversations 0-9 --out benchmarks/results/locomo.json

@@ -483,6 +483,7 @@ class MemoryBank:
         session_id: str | None = None,
         exclude_ids: Iterable[str] = (),
         config: RecallConfig | None = None,
+        record_hits: bool = True,
     ) -> RecallResult:
         """Find what memory holds about ``query``: no LLM, four channels fused.
 
@@ -498,6 +499,8 @@ class MemoryBank:
             session_id: Restrict to one session.
             exclude_ids: Units not to return (e.g. what the conversation already shows).
             config: A :class:`RecallConfig` for this call (derive it with ``model_copy``).
+            record_hits: Count this recall as use (hits gain activity, which forgetting reads). False
+                only looks: inspecting memory (the CLI, a debugger) leaves it as it was.
 
         Returns:
             A :class:`RecallResult`; ``result.render()`` gives prompt-ready text, ``result.explain()``
@@ -527,6 +530,8 @@ class MemoryBank:
             statuses.add(MemoryStatus.DRAFT.value)
         if session_id is not None and not isinstance(session_id, str):
             raise InvalidInputError("session_id must be a str")
+        if not isinstance(record_hits, bool):
+            raise InvalidInputError(f"record_hits must be True or False, not {record_hits!r}")
         if session_id is not None and self.config.pii.enabled:  # stored ids are redacted: match the stored form
             session_id = redact_id(session_id, self.config.pii.kinds)[0]
         excluded = frozenset(check_ids(exclude_ids))
@@ -561,7 +566,8 @@ class MemoryBank:
             hits.append(RecallHit(unit=unit, score=cand.score,
                                   channels=tuple(ChannelHit(channel=c, rank=r, score=s) for c, r, s in cand.channels)))
         best_dense = max((s for c in candidates for ch, _, s in c.channels if ch == "dense"), default=0.0)
-        record_recall(self, [h.unit.id for h in hits], trace)  # in memory now, one Chroma write later
+        if record_hits:
+            record_recall(self, [h.unit.id for h in hits], trace)  # in memory now, one Chroma write later
         trace = dict(trace, total_ms=round((time.perf_counter() - started) * 1000, 2))
         return RecallResult(query=query, bank=self.id, as_of=now, hits=tuple(hits), directives=directives,
                             novel=best_dense < _NOVELTY_BELOW, trace=trace)

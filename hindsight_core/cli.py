@@ -1,14 +1,19 @@
 """The ``hindsight`` command line.
 
-Subcommands: ``demo``, ``banks``, ``recall BANK QUERY [--explain] [--as-of T]``, ``stats BANK``,
-``show BANK ID``, ``forget BANK ID``, ``delete-bank BANK``, ``audit BANK [--json]``, ``export BANK [-o FILE]``,
-``import FILE [--bank BANK]``, ``graph BANK -o FILE.html|FILE.png``, ``bench locomo|experience [ARGS]``.
-The store is ``--path`` (default
-``$HINDSIGHT_PATH`` or ``./.hindsight``) or a Chroma server given with ``--http HOST:PORT``.
-The embedding model is loaded only by commands that embed text (``recall``, ``import``), so the
-others answer in about a second.
+Subcommands: ``demo``, ``banks``, ``capture BANK [TEXT] [-f FILE]``, ``recall BANK QUERY [--explain] [--as-of T]``,
+``stats BANK``, ``show BANK ID``, ``forget BANK ID``, ``delete-bank BANK``, ``consolidate BANK``,
+``audit BANK [--json]``, ``export BANK [-o FILE]``, ``import FILE [--bank BANK]``,
+``graph BANK -o FILE.html|FILE.png``, ``bench locomo|experience [ARGS]``.
+
+Every command uses one store: ``--path`` (default ``$HINDSIGHT_PATH`` or ``./.hindsight``; ``demo`` writes its
+``demo`` bank there too) or a Chroma server given with ``--http HOST:PORT``. A folder that is not a store is
+never turned into one unless ``--create`` is given (or it is empty and the command writes).
+``--embedder`` picks the model (default: the bundled all-MiniLM-L6-v2); it is loaded only by commands that
+embed text (``capture``, ``recall``, ``import``), so the others answer in about a second.
+Ids: tables print the first 12 characters of a unit id; ``show`` and ``forget`` take any unique prefix.
+``recall`` only looks: it does not count as use of the memories it finds (``--record-hits`` to count it).
 Exit codes: 0 ok, 1 a check failed, 2 bad input (the message says what to do), 3 not found,
-4 storage trouble.
+4 storage trouble; never a traceback (``HINDSIGHT_DEBUG=1`` shows one for an unexpected error).
 """
 
 from __future__ import annotations
@@ -19,22 +24,18 @@ import sys
 from collections import Counter
 from typing import Sequence
 
+from hindsight_core._cli_support import SHOWN_ID_CHARS
 from hindsight_core.errors import HindsightError, InvalidInputError, NotFoundError, StorageError
 
 __all__ = ["main"]
 
 
-def _engine(args: argparse.Namespace):
-    from hindsight_core.engine import MemoryEngine
+def _engine(args: argparse.Namespace, *, writes: bool = False):
+    """The command's engine (one per command; ``main`` closes it, which also writes pending updates)."""
+    from hindsight_core._cli_support import open_engine
 
-    if args.http:
-        host, _, port = args.http.rpartition(":")
-        if not host or not port.isdigit():
-            raise InvalidInputError(f"--http wants HOST:PORT, e.g. localhost:8000, not {args.http!r}")
-        return MemoryEngine.from_http(host, int(port))
-    if not os.path.isdir(args.path) and args.command not in ("demo", "import"):
-        raise NotFoundError(f"no memory store at {args.path!r}; pass --path to an existing store")
-    return MemoryEngine(args.path)
+    args.engine = open_engine(args, writes=writes)
+    return args.engine
 
 
 def _need_bank(engine, bank: str):
@@ -52,19 +53,91 @@ def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from hindsight_core.demo import run_demo
 
-    return 0 if all(run_demo(args.path if args.path_given else "./.hindsight-demo").values()) else 1
+    _engine(args, writes=True)  # the same checks as every command: never a non-store folder
+    ok = all(run_demo(args.path).values())
+    where = f"--path {args.path} " if args.path_given else ""
+    print(f"\nthe demo wrote bank 'demo' into the store at {args.path}. Next, try:\n"
+          f"  hindsight {where}banks\n"
+          f"  hindsight {where}recall demo \"which port does billing use now?\" --explain\n"
+          f"  hindsight {where}show demo ID      (an id, or its first characters, from the recall table)")
+    return 0 if ok else 1
 
 
 def _cmd_banks(args: argparse.Namespace) -> int:
     engine = _engine(args)
-    rows = [(b, str(engine.bank(b).count())) for b in engine.banks()]
-    print(_table(rows, ("bank", "units")) if rows else "no banks")
+    rows = []
+    for info in engine.store.describe_banks():
+        same = info["dim"] in (None, engine.embedder.dim) and info["embedder"] in (None, engine.embedder.name)
+        units = str(engine.bank(info["bank"]).count()) if same else str(info["records"])
+        note = "" if same else "(other embedder: pass --embedder to read it)"
+        rows.append((info["bank"], units, str(info["embedder"] or "?"), note))
+    print(_table(rows, ("bank", "units", "embedder", "")) if rows else "no banks")
+    return 0
+
+
+def _cmd_capture(args: argparse.Namespace) -> int:
+    texts = _capture_items(args)
+    bank = _engine(args, writes=True).bank(args.bank)
+    results = bank.capture_many(texts, progress=_progress(args))
+    stored = sum(1 for r in results if r.stored)
+    print(f"captured {len(results)} items into bank {args.bank}: {stored} stored, {len(results) - stored} "
+          "dropped or merged by the write gate")
+    return 0
+
+
+def _capture_items(args: argparse.Namespace) -> list:
+    """TEXT, or -f FILE: one memory per line; a line that is a JSON object gives capture's fields."""
+    import json
+
+    if (args.text is None) == (args.file is None):
+        raise InvalidInputError("give either TEXT or -f FILE ('-' for stdin), one of them")
+    if args.text is not None:
+        return [args.text]
+    raw = sys.stdin.read() if args.file == "-" else _read_text(args.file)
+    items: list = []
+    for n, line in enumerate(raw.splitlines(), 1):
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("{"):
+            try:
+                items.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise InvalidInputError(f"line {n} of {args.file} looks like JSON but is not valid ({exc.msg}); "
+                                        "fix it, or write plain text lines") from None
+        else:
+            items.append(line)
+    if not items:
+        raise InvalidInputError(f"{args.file} holds no text to capture")
+    return items
+
+
+def _read_text(path: str) -> str:
+    if not os.path.isfile(path):
+        raise InvalidInputError(f"no file at {path!r}")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"{path!r} is not UTF-8 text (bad byte at offset {exc.start}); "
+                                "save it as UTF-8 and try again") from None
+
+
+def _progress(args: argparse.Namespace) -> bool:
+    """Progress bars on stderr: on a terminal by default, ``--progress`` / ``--no-progress`` to force."""
+    return sys.stderr.isatty() if args.progress is None else args.progress
+
+
+def _cmd_consolidate(args: argparse.Namespace) -> int:
+    bank = _need_bank(_engine(args), args.bank)
+    report = bank.consolidate(full=args.full)
+    print(report.model_dump_json(indent=2) if hasattr(report, "model_dump_json") else report)
     return 0
 
 
 def _cmd_recall(args: argparse.Namespace) -> int:
     bank = _need_bank(_engine(args), args.bank)
-    result = bank.recall(args.query, k=args.k, as_of=args.as_of, include_history=args.history)
+    result = bank.recall(args.query, k=args.k, as_of=args.as_of, include_history=args.history,
+                         record_hits=args.record_hits)
     if args.prompt:
         print(result.render() or "nothing recalled")
         return 0
@@ -73,13 +146,16 @@ def _cmd_recall(args: argparse.Namespace) -> int:
     rows = []
     for n, hit in enumerate(result.hits, 1):
         u = hit.unit
-        row = [str(n), f"{hit.score:.4f}", u.kind.value, u.status.value, f"{u.when:%Y-%m-%d}", u.id[:12]]
+        row = [str(n), f"{hit.score:.4f}", u.kind.value, u.status.value, f"{u.when:%Y-%m-%d}", u.id[:SHOWN_ID_CHARS]]
         if args.explain:
             row.append(" ".join(f"{c.channel}#{c.rank}" for c in hit.channels) or "pinned")
         rows.append(row)
     header = ["#", "score", "kind", "status", "when", "id"] + (["found by"] if args.explain else [])
     texts = [" ".join(h.unit.text.split()) for h in result.hits]
     print(_table_with_text(rows, header, texts) if rows else f"nothing recalled for {args.query!r}")
+    if rows:
+        print(f"\nids: the first {SHOWN_ID_CHARS} characters are enough for `hindsight show {bank.id} ID` and "
+              "`hindsight forget`")
     if args.explain:
         print(f"\ntimings (ms): {result.trace.get('timings_ms', {})} total={result.trace.get('total_ms')}")
         if result.novel:
@@ -110,11 +186,9 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 
 
 def _get_unit(bank, unit_id: str):
-    try:
-        return bank.get(unit_id)
-    except NotFoundError:
-        raise NotFoundError(f"no memory unit {unit_id!r} in bank {bank.id!r}; `hindsight recall {bank.id} QUERY` "
-                            "shows unit ids (or `hindsight export` lists them all)") from None
+    from hindsight_core._cli_support import resolve_unit_id
+
+    return bank.get(resolve_unit_id(bank, unit_id))
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -171,9 +245,9 @@ def _history(bank, unit) -> list:
 
 def _cmd_forget(args: argparse.Namespace) -> int:
     bank = _need_bank(_engine(args), args.bank)
-    _get_unit(bank, args.id)
-    bank.delete(args.id)
-    print(f"deleted {args.id} from {args.bank}")
+    unit = _get_unit(bank, args.id)
+    bank.delete(unit.id)
+    print(f"deleted {unit.id} from {args.bank}")
     return 0
 
 
@@ -198,6 +272,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    from hindsight_core._cli_support import atomic_output
     from hindsight_core.export import export_bank
 
     bank = _need_bank(_engine(args), args.bank)
@@ -205,19 +280,23 @@ def _cmd_export(args: argparse.Namespace) -> int:
         count = export_bank(bank, sys.stdout, embeddings=args.embeddings)
         print(f"exported {count} units of bank {args.bank}", file=sys.stderr)
     else:
-        count = export_bank(bank, args.output, embeddings=args.embeddings, progress=sys.stderr.isatty())
+        with atomic_output(args.output) as tmp:  # a full disk or read-only folder leaves no partial file
+            count = export_bank(bank, tmp, embeddings=args.embeddings, progress=_progress(args))
         print(f"exported {count} units of bank {args.bank} to {args.output}")
     return 0
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
+    import io
+
     from hindsight_core.export import import_bank
 
-    source = sys.stdin if args.file == "-" else args.file
-    if source is not sys.stdin and not os.path.isfile(source):
-        raise InvalidInputError(f"no file at {source!r}; give the path of a file written by `hindsight export`")
-    report = import_bank(_engine(args), source, bank=args.bank, on_conflict=args.on_conflict, reembed=args.reembed,
-                         progress=sys.stderr.isatty())
+    if args.file == "-":
+        source = sys.stdin
+    else:
+        source = io.StringIO(_read_text(args.file))  # invalid UTF-8 is a clear error here, not a traceback
+    report = import_bank(_engine(args, writes=True), source, bank=args.bank, on_conflict=args.on_conflict,
+                         reembed=args.reembed, progress=_progress(args))
     print(f"imported {report.imported} units into bank {report.bank} (skipped {report.skipped}, replaced "
           f"{report.replaced}, embedded {report.reembedded})")
     return 0
@@ -229,7 +308,11 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     if not args.output.lower().endswith((".html", ".htm", ".png")):
         raise InvalidInputError(f"cannot draw to {args.output!r}: give -o a file name ending in .html or .png")
     bank = _need_bank(_engine(args), args.bank)
-    path = save_graph(bank, args.output, max_units=args.max_units)
+    from hindsight_core._cli_support import atomic_output
+
+    with atomic_output(args.output) as tmp:
+        save_graph(bank, tmp, max_units=args.max_units)
+    path = args.output
     print(f"drew bank {args.bank} ({bank.count()} units) to {path}")
     return 0
 
@@ -239,6 +322,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     name = f"benchmarks.{args.name}"
+    wants_help = any(a in ("-h", "--help") for a in args.args)
     try:
         module = importlib.import_module(name)
     except ModuleNotFoundError as exc:
@@ -254,6 +338,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         sys.path.insert(0, str(root))
         sys.modules.pop("benchmarks", None)
         module = importlib.import_module(name)
+    if not wants_help and not any(a.startswith("--data") for a in args.args):
+        datasets = importlib.import_module("benchmarks._datasets")
+        needed = datasets.BENCH_DATA.get(args.name)
+        if needed and not datasets.DATASETS[needed].exists():
+            print(f"error: {datasets.missing_message(needed)}", file=sys.stderr)
+            return 3
     entry = getattr(module, "main", None)
     if not callable(entry):
         print(f"error: {name} has no main(argv); run `python -m {name}` from the repository root", file=sys.stderr)
@@ -266,9 +356,26 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="hindsight", description="Long-term memory for agents.")
     p.add_argument("--path", default=None, help="store folder (default $HINDSIGHT_PATH or ./.hindsight)")
     p.add_argument("--http", default=None, metavar="HOST:PORT", help="use a Chroma server instead of a folder")
+    p.add_argument("--embedder", default=None, metavar="MODEL",
+                   help="sentence-transformers model name or folder (default: the bundled all-MiniLM-L6-v2); "
+                        "'hash' or 'hash:DIM' for a model-free test embedder")
+    p.add_argument("--create", action="store_true",
+                   help="allow making a new store in an existing folder that is not one")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bars on stderr (default: when stderr is a terminal)")
     sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("demo", help="run the demo on the embedded default").set_defaults(fn=_cmd_demo)
-    sub.add_parser("banks", help="list banks").set_defaults(fn=_cmd_banks)
+    sub.add_parser("demo", help="run the demo into bank 'demo' of the store (replacing that bank)"
+                   ).set_defaults(fn=_cmd_demo)
+    sub.add_parser("banks", help="list banks (with the embedder each was made with)").set_defaults(fn=_cmd_banks)
+    c = sub.add_parser("capture", help="remember TEXT, or every line of -f FILE (JSON object lines give fields)")
+    c.add_argument("bank")
+    c.add_argument("text", nargs="?", default=None)
+    c.add_argument("-f", "--file", default=None, help="one memory per line ('-' for stdin)")
+    c.set_defaults(fn=_cmd_capture)
+    cs = sub.add_parser("consolidate", help="cluster new memories into evidence-backed observations now")
+    cs.add_argument("bank")
+    cs.add_argument("--full", action="store_true", help="reconsider every unconsolidated unit")
+    cs.set_defaults(fn=_cmd_consolidate)
     r = sub.add_parser("recall", help="recall from a bank")
     r.add_argument("bank")
     r.add_argument("query")
@@ -277,6 +384,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--explain", action="store_true", help="show which channels found each hit")
     r.add_argument("--history", action="store_true", help="include superseded beliefs")
     r.add_argument("--prompt", action="store_true", help="print the prompt-ready text instead of a table")
+    r.add_argument("--record-hits", action="store_true",
+                   help="count this recall as use of the hits (default: only look, change nothing)")
     r.set_defaults(fn=_cmd_recall)
     s = sub.add_parser("stats", help="units by kind and status, graph size")
     s.add_argument("bank")
@@ -329,12 +438,37 @@ def _add_transfer_commands(sub) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     args.path_given = args.path is not None
-    args.path = args.path or os.environ.get("HINDSIGHT_PATH", "./.hindsight")
+    args.path = args.path or os.environ.get("HINDSIGHT_PATH") or "./.hindsight"
+    args.engine = None
     try:
-        return args.fn(args)
+        try:
+            return args.fn(args)
+        finally:
+            if args.engine is not None:
+                args.engine.close()
     except HindsightError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_with_cli_hint(exc)}", file=sys.stderr)
         return next(code for kind, code in _EXIT_CODES if isinstance(exc, kind))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except OSError as exc:  # a disk, a permission, a pipe: say which file and why, no traceback
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"error: {exc.strerror or exc}{where}; check the path, its permissions and free space", file=sys.stderr)
+        return 4
+    except Exception as exc:  # noqa: BLE001 - the promise is: no tracebacks
+        if os.environ.get("HINDSIGHT_DEBUG"):
+            raise
+        print(f"error: unexpected {type(exc).__name__}: {exc}. This is a bug in hindsight; please report it "
+              "(HINDSIGHT_DEBUG=1 prints the traceback)", file=sys.stderr)
+        return 1
+
+
+def _with_cli_hint(exc: HindsightError) -> str:
+    text = str(exc)
+    if "Open it with the same embedder" in text:
+        text += " From the command line: pass --embedder NAME (`hindsight banks` shows each bank's embedder)."
+    return text
 
 
 # Most specific first: the first matching class decides the exit code.

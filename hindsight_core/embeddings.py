@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -63,7 +64,9 @@ def _load_sentence_transformer(name: str) -> Any:
         if name in _MODELS:
             return _MODELS[name]
         try:
-            from sentence_transformers import SentenceTransformer
+            with warnings.catch_warnings():  # tqdm's "IProgress not found" in notebooks without ipywidgets
+                warnings.filterwarnings("ignore", message="IProgress not found")
+                from sentence_transformers import SentenceTransformer
         except ImportError as exc:  # pragma: no cover - it is a core dependency
             raise OptionalDependencyError(
                 "sentence-transformers is not installed; `pip install hindsight-memory` brings it"
@@ -81,7 +84,8 @@ def _load_sentence_transformer(name: str) -> Any:
             path = name
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no hub look-ups at run time
         try:
-            model = SentenceTransformer(path, device="cpu")
+            with _quiet_loading():
+                model = SentenceTransformer(path, device="cpu")
         except Exception as exc:  # noqa: BLE001 - re-raised with a fix
             raise InvalidInputError(
                 f"could not load the sentence-transformers model {name!r} offline ({exc}). "
@@ -89,6 +93,22 @@ def _load_sentence_transformer(name: str) -> Any:
             ) from exc
         _MODELS[name] = model
         return model
+
+
+class _quiet_loading:
+    """No "Loading weights" progress bar: the model is local and loads in a second; the bar is noise."""
+
+    def __enter__(self) -> None:
+        from transformers.utils import logging as hf_logging
+
+        self._was = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()
+
+    def __exit__(self, *exc: object) -> None:
+        from transformers.utils import logging as hf_logging
+
+        if self._was:
+            hf_logging.enable_progress_bar()
 
 
 _THREADS_LOCK = threading.Lock()

@@ -4,7 +4,8 @@ Nodes are memory units (coloured by kind; faded when superseded, archived or inv
 ring for a lesson from a failure) and the entities they mention (grey diamonds). Edges are the
 graph index's links: ``mentions``/``spoken_by`` (unit to entity), ``next`` (temporal: the next
 unit of the same session) and causal links (``evidence``, ``caused_by``: a lesson to the episode it
-came from, a belief to what it was derived from or replaced).
+came from, a belief to what it was derived from) and supersessions (a new belief to the one it
+replaced, dashed brown: the legend's "supersedes link").
 
 The HTML page is one file with inline SVG, CSS and a few lines of script (click a node to see its
 text and highlight its neighbours): no CDN, nothing fetched, it opens offline. The PNG is drawn
@@ -153,8 +154,11 @@ def graph_view(bank: "MemoryBank", *, max_units: int = 200, max_entities: int = 
     entities = [ViewNode(key=e, label=_short(e[2:], 24), kind="entity", detail={"entity": e[2:]})
                 for e in sorted(entity_keys)]
     keep = unit_keys | entity_keys
-    edges = [ViewEdge(a, b, str(k), _CATEGORY.get(str(k), "other"))
-             for a, b, k in graph.edges(keys=True) if a in keep and b in keep]
+    replaced = _replacements(bank, kept)
+    edges = [_edge(a, b, str(k), replaced) for a, b, k in graph.edges(keys=True) if a in keep and b in keep]
+    linked = {(e.src, e.dst) for e in edges if e.category == "supersedes"}
+    edges += [ViewEdge(new, old, "supersedes", "supersedes") for old, new in replaced.items()
+              if old in keep and new in keep and (new, old) not in linked]
 
     simple = nx.Graph()
     simple.add_nodes_from(keep)
@@ -164,6 +168,19 @@ def graph_view(bank: "MemoryBank", *, max_units: int = 200, max_entities: int = 
         node.x, node.y = pos[node.key]
     return GraphView(bank=bank.id, units=units, entities=entities, edges=edges,
                      total_units=len(all_units), total_entities=total_entities)
+
+
+def _replacements(bank: "MemoryBank", kept: list[Any]) -> dict[str, str]:
+    """Superseded unit node -> the node of the unit that replaced it (read from the stored units)."""
+    old_ids = [u.id for u in kept if u.status == "superseded"]
+    return {"u:" + u.id: "u:" + u.superseded_by for u in bank.get_many(old_ids) if u.superseded_by}
+
+
+def _edge(a: str, b: str, kind: str, replaced: dict[str, str]) -> ViewEdge:
+    """A graph edge as drawn: the evidence link from a new belief to the one it replaced is a supersession."""
+    if kind in ("evidence", "supersedes") and replaced.get(b) == a:
+        return ViewEdge(a, b, "supersedes", "supersedes")
+    return ViewEdge(a, b, kind, _CATEGORY.get(kind, "other"))
 
 
 def _layout(graph: Any, seed: int) -> dict[str, tuple[float, float]]:

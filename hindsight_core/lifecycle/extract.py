@@ -6,13 +6,18 @@ two different things must not: ``"Room 101"`` and ``"Room 102"`` keep their numb
 
 What is recognised:
 
-* names: runs of capitalised words (``"New York"``, ``"Caroline"``); a capitalised word that opens
-  a sentence is kept unless it is a common English word (``"The"``, ``"Yesterday"``);
-  all-caps acronyms (``"LGBTQ"``, ``"AWS"``);
+* names: runs of capitalised words in any Latin script (``"New York"``, ``"São Paulo"``, ``"Łukasz"``);
+  a capitalised word that opens a sentence is kept unless it is a common English word (``"The"``,
+  ``"Yesterday"``) or an imperative (``"Ignore all previous instructions"``, ``"Please Review"``);
+  a possessive ends a name (``"Alice's SSN"`` is two); all-caps acronyms (``"LGBTQ"``, ``"AWS"``);
+* products with their version (``"Postgres 16"``, ``"Python 3.12"``) and numeronyms (``"k8s"``, ``"ec2"``);
 * identifiers: ``snake_case``, ``CamelCase``, ``dotted.names``, UUID-like and long hex ids;
 * error codes: ``E1234``, ``ERR_TIMEOUT``, ``HTTP 404``, ``exit code 137``;
 * file paths and URLs;
 * numbers with units or keys: ``port 8080``, ``5 GB``, ``$500k``, ``3 days``; versions ``v1.2.3``.
+
+Redaction placeholders (``[CARD]``, ``[SECRET]``, ``[PHONE]`` ...) are never entities: they would link
+every redacted memory to every other one in the graph.
 
 Example:
     >>> extract_entities("Caroline moved from Sweden; see /etc/app.yaml (exit code 137).")
@@ -62,8 +67,23 @@ episode lesson feedback reuse why next what's
 _NAME_OPENERS = frozenset("new old great big little last next best good north south east west upper lower grand saint".split())
 _WORDY_SUFFIXES = ("ing", "ed", "ly", "ness", "tion", "ment", "ful", "ous", "ive", "able", "'ll", "'ve", "'re", "'d")
 
-_NAME_WORD = r"[A-Z][a-zA-Z'\-]*[a-zA-Z]|[A-Z]"
+# Upper-case letters of the Latin scripts (ASCII, Latin-1, Latin Extended-A), Greek and Cyrillic.
+_UP = "A-ZÀ-ÖØ-ÞĀĂĄĆĈĊČĎĐĒĔĖĘĚĜĞĠĢĤĦĨĪĬĮİĲĴĶĹĻĽĿŁŃŅŇŊŌŎŐŒŔŖŘŚŜŞŠŢŤŦŨŪŬŮŰŲŴŶŸŹŻŽΑ-ΩА-ЯЁ"
+_LETTER = r"[^\W\d_]"
+_NAME_WORD = rf"[{_UP}](?:{_LETTER}|['’\-](?={_LETTER}))*{_LETTER}|[{_UP}]"
+#: Words after a sentence-opening verb that make it an imperative ("Ignore all ...", "Tell me ...").
+_IMPERATIVE_NEXT = frozenset(
+    "all the a an my your his her our their its this that these those me him us them it everything "
+    "anything every any previous prior above below you".split())
+#: Verbs that, opening a sentence on their own, are instructions rather than names.
+_IMPERATIVE_VERBS = frozenset(
+    "ignore disregard forget print reveal pretend send delete run use book override open tell show give "
+    "write read follow act output execute bypass email ask buy set update install deploy restart stop start "
+    "call add remove list fetch find search review summarize summarise translate explain repeat answer reply "
+    "respond return change make put".split())
+_PLACEHOLDER = re.compile(r"\[[A-Z][A-Z_]*\]|<[A-Z][A-Z_]*>")
 _CONNECT = r"(?:of|the|de|da|van|von|la|le|del|du)"
+_CONNECTORS = frozenset("of the de da van von la le del du".split())
 _PATTERNS: list[tuple[str, str]] = [
     ("url", r"https?://[^\s<>\"')\]]+[^\s<>\"').,;:!?\]]"),
     ("path", r"(?:~|\.{1,2})?(?:/[\w.\-]+){2,}/?|(?<![\w/])[\w\-]+(?:/[\w\-]+)*\.(?:py|js|ts|json|yaml|yml|toml|md|txt|csv|log|sh|cfg|ini|sql|html|rs|go|java|c|cpp|h)\b"),
@@ -79,6 +99,8 @@ _PATTERNS: list[tuple[str, str]] = [
     ("snake", r"\b[a-zA-Z][a-zA-Z0-9]*(?:_[a-zA-Z0-9]+)+\b"),
     ("camel", r"\b[a-z]+(?:[A-Z][a-z0-9]+)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b"),
     ("hexid", r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}\b"),
+    ("product", rf"\b(?:[{_UP}](?:{_LETTER}|[0-9])*{_LETTER}|{_LETTER}+[0-9]+{_LETTER}*)\s+v?(?!(?:19|20)\d\d\b)\d{{1,3}}(?:\.\d+){{0,3}}\b(?![.,]\d|\s*(?:%|[\w$€£]*\s*(?:times|people|of|x)\b))"),
+    ("numeronym", r"\b[a-zA-Z]{1,8}\d{1,4}[a-zA-Z]{0,3}\b"),
     ("acronym", r"\b[A-Z][A-Z0-9&]{1,9}s?\b"),
     ("name", rf"\b(?:{_NAME_WORD})(?:\s+(?:{_CONNECT}\s+){{0,2}}(?:{_NAME_WORD}))*"),
 ]
@@ -93,17 +115,50 @@ def _at_sentence_start(text: str, start: int) -> bool:
     return _SENTENCE_END.search(text, max(0, start - 4), start) is not None or start == 0
 
 
-def _clean_name(text: str, match: re.Match[str]) -> str | None:
-    """Drop leading common words ("Hey Mel" -> "mel"); drop sentence-initial common words."""
-    words = match.group(0).split()
-    # strip possessives
-    words = [w[:-2] if w.endswith("'s") else w for w in words]
+def _name_keys(text: str, match: re.Match[str]) -> list[str]:
+    """The names in a run of capitalised words: a possessive ends one ("Alice's SSN" -> alice, ssn)."""
+    keys, words, start = [], match.group(0).split(), match.start()
+    group: list[str] = []
+    for n, word in enumerate(words):
+        group.append(word)
+        if word.endswith(("'s", "’s")) or n == len(words) - 1:
+            key = _clean_name(text, start, [w[:-2] if w.endswith(("'s", "’s")) else w for w in group],
+                              first=not keys and start == match.start())
+            if key:
+                keys.append(key)
+            start += len(" ".join(group)) + 1
+            group = []
+    return keys
+
+
+def _imperative(text: str, start: int, words: list[str]) -> bool:
+    """An instruction's verb ("Ignore all ...", "Please Review ..."), not a name."""
+    if len(words) != 1:
+        return False
+    before = text[max(0, start - 7):start].lower()
+    if before.rstrip().endswith("please"):
+        return True
+    if not _at_sentence_start(text, start):
+        return False
+    after = text[start + len(words[0]):].split(None, 1)
+    nxt = after[0].lower().strip(".,;:!?") if after else ""
+    return words[0].lower() in _IMPERATIVE_VERBS or nxt in _IMPERATIVE_NEXT
+
+
+def _clean_name(text: str, start: int, words: list[str], *, first: bool = True) -> str | None:
+    """Drop leading common words ("Hey Mel" -> "mel"); drop sentence-initial common words and verbs."""
+    dropped = []
     while words and words[0].lower() in COMMON_WORDS and not (
         len(words) > 1 and words[0].lower() in _NAME_OPENERS
     ):
-        words.pop(0)
+        dropped.append(words.pop(0).lower())
     while words and words[-1].lower() in COMMON_WORDS | {"of", "the", "and", "de", "la"}:
         words.pop()
+    please = (dropped[-1:] == ["please"]) or (not dropped and text[max(0, start - 8):start].lower().rstrip().endswith("please"))
+    if first and words and please:
+        words = words[1:]  # "Please Review the PR": an instruction's verb
+        while words and words[0].lower() in _CONNECTORS:
+            words.pop(0)
     if not words:
         return None
     if len(words) == 1:
@@ -111,8 +166,11 @@ def _clean_name(text: str, match: re.Match[str]) -> str | None:
         if len(word) == 1 or word in COMMON_WORDS:
             return None
         if word.endswith(_WORDY_SUFFIXES) and (
-            word.endswith(("'ll", "'ve", "'re", "'d")) or _at_sentence_start(text, match.start())
+            word.endswith(("'ll", "'ve", "'re", "'d")) or (first and _at_sentence_start(text, start))
         ):
+            return None
+        at = text.find(words[0], start)
+        if first and _imperative(text, at if at >= 0 else start, words):
             return None
     return " ".join(words).lower()
 
@@ -130,6 +188,8 @@ def extract_entities(text: str) -> tuple[str, ...]:
         >>> extract_entities("The gateway runs version 2.15, not version 2.13.")
         ('version 2.15', 'version 2.13')
     """
+    labels = {m.group(0).strip("[]<>").lower() for m in _PLACEHOLDER.finditer(text)}  # "Card [CARD]": no "card"
+    text = _PLACEHOLDER.sub(lambda m: " " * len(m.group(0)), text)  # same offsets, no placeholder entities
     found: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []
     for m in _CASELESS_RE.finditer(text):
@@ -143,7 +203,13 @@ def extract_entities(text: str) -> tuple[str, ...]:
         if any(a < e and s < b for a, b in taken):
             continue
         if kind == "name":
-            key = _clean_name(text, m)
+            found.extend((s, key) for key in _name_keys(text, m) if key not in labels)
+            continue
+        if kind == "product":
+            word = m.group(0).split()[0]
+            if word.lower() in COMMON_WORDS or (_at_sentence_start(text, s) and word.lower() in _IMPERATIVE_VERBS):
+                continue  # "Monday 5", "Run 3": not a product; the number alone is no entity
+            key = _SPACE.sub(" ", m.group(0).lower())
         elif kind == "acronym":
             word = m.group(0)
             if word.lower() in COMMON_WORDS or word in ("I", "OK", "AM", "PM"):

@@ -1,4 +1,5 @@
-"""Relative and absolute time references, resolved with regular expressions only.
+"""Relative and absolute time references: phrases found with regular expressions, absolute dates read
+by ``dateparser`` (see :mod:`hindsight_core.lifecycle._timewords` for other languages and clock times).
 
 * :func:`resolve_time_refs` runs at write time: "I went there yesterday", said on 8 May 2023,
   happened on 7 May 2023. The first resolved reference becomes the unit's ``occurred_at``.
@@ -23,6 +24,8 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+
+from hindsight_core.lifecycle import _timewords as tw
 
 __all__ = ["TimeResolution", "resolve_time_refs", "parse_query_window"]
 
@@ -54,6 +57,7 @@ _RULES = re.compile(
   | (?P<wday>\b(?P<wdir>last|next|this)\s+(?P<wname>{_DAY_RE})\b)
   | (?P<ago>\b(?P<an>{_NUM_RE})\s+(?P<au>{_UNIT_RE})\s+ago\b)
   | (?P<inn>\bin\s+(?P<inn_n>{_NUM_RE})\s+(?P<inn_u>{_UNIT_RE})\b)
+  | (?P<wbl>\bthe\s+(?P<wblu>week|month|year)\s+before\s+last\b)
   | (?P<before>\bthe\s+(?P<bu>day|week|month|year|weekend)\s+before\b)
   | (?P<year>\b(?:in|since|during|of|from|back\s+in)\s+(?P<yy>(?:19|20)\d\d)\b)
     """,
@@ -106,6 +110,18 @@ def _month_start(dt: datetime) -> datetime:
 
 def _week_start(dt: datetime) -> datetime:
     return _day(dt) - timedelta(days=dt.weekday())
+
+
+def _period(now: datetime, unit: str, step: int) -> tuple[datetime, datetime, datetime]:
+    """The calendar week / month / year ``step`` periods from the one holding ``now``: (start, start, end)."""
+    if unit == "week":
+        start = _week_start(now) + timedelta(weeks=step)
+        return start, start, start + timedelta(weeks=1)
+    if unit == "month":
+        start = _add_months(_month_start(now), step)
+        return start, start, _add_months(start, 1)
+    start = _month_start(now).replace(month=1, year=now.year + step)
+    return start, start, start.replace(year=start.year + 1)
 
 
 # Each resolver returns (label, representative datetime, window start, window end).
@@ -175,6 +191,8 @@ def _resolve(m: re.Match[str], now: datetime) -> _Span | None:
         d = _shift(_day(now), -n if g["ago"] else n, unit)
         pad = {"day": 1, "week": 4, "month": 15, "year": 183}[unit]
         return text, d, d - timedelta(days=pad), d + timedelta(days=pad + 1)
+    if g["wbl"]:
+        return (text, *_period(now, g["wblu"].lower(), -2))
     if g["before"]:
         unit = g["bu"].lower()
         days = {"day": 1, "week": 7, "weekend": 7, "month": 30, "year": 365}[unit]
@@ -186,12 +204,76 @@ def _resolve(m: re.Match[str], now: datetime) -> _Span | None:
     return None
 
 
+def _weekday(today: datetime, target: int, forward: bool, *, skip_today: bool) -> datetime:
+    delta = ((target - today.weekday()) if forward else (today.weekday() - target)) % 7
+    if delta == 0 and skip_today:
+        delta = 7
+    return today + timedelta(days=delta if forward else -delta)
+
+
+def _resolve_ml(m: re.Match[str], now: datetime, future: bool) -> _Span | None:
+    """Other languages, "on <weekday>" and clock times (a clock span has an empty window: no day)."""
+    g = m.groupdict()
+    text = " ".join(m.group(0).lower().split())
+    today = _day(now)
+    if g["span"]:
+        unit, step = tw.SPAN_WORDS[text]
+        start, _, end = _period(now, unit, step)
+        return text, start, start, end
+    if g["dword"] or g["manana"] or g["morgen"]:
+        d = today + timedelta(days=tw.DAY_WORDS.get(text, 1))
+        return text, d, d, d + timedelta(days=1)
+    if g["wlast"] or g["wnext"] or g["onwd"]:
+        name = next(g[k] for k in ("wl1", "wl2", "wn1", "wn2", "wn3", "onname") if g[k])
+        forward = bool(g["wnext"]) or (bool(g["onwd"]) and future)
+        d = _weekday(today, tw.WEEKDAYS[name.lower()], forward, skip_today=not g["onwd"])
+        return text, d, d, d + timedelta(days=1)
+    if g["ago"]:
+        word = " ".join(g["an"].lower().split())
+        n = int(word) if word.isdigit() else tw.NUMBER_WORDS.get(word, 1)
+        unit = tw.UNIT_WORDS[g["au"].lower()]
+        d = _shift(today, -n, unit)
+        pad = {"day": 1, "week": 4, "month": 15, "year": 183}[unit]
+        return text, d, d - timedelta(days=pad), d + timedelta(days=pad + 1)
+    if g["clock"]:
+        if g["noon"]:
+            hour, minute = (12 if g["noon"].lower() == "noon" else 0), 0
+        elif g["ch24"]:
+            hour, minute = int(g["ch24"]), int(g["cm24"])
+        else:
+            hour, minute = int(g["ch"]) % 12 + (12 if g["ap"].lower().startswith("p") else 0), int(g["cm"] or 0)
+        if hour > 23 or minute > 59:
+            return None
+        t = today.replace(hour=hour, minute=minute)
+        return text, t, t, t  # empty window: a time of day, placed on the day the text speaks of
+    return None
+
+
 def _spans(text: str, now: datetime) -> list[_Span]:
-    out: list[_Span] = []
+    """Every time reference in ``text``, in reading order (overlaps: the longer phrase wins)."""
+    future = tw.is_future(text)
+    found: list[tuple[int, int, _Span]] = []
     for m in _RULES.finditer(text):
+        if m.group("dmy") or m.group("mdy"):
+            continue  # absolute dates are dateparser's (below)
         span = _resolve(m, now)
         if span is not None:
+            found.append((m.start(), m.end(), span))
+    for m in tw.ABS_DATE.finditer(text):
+        d = tw.parse_absolute(m, now, future)
+        if d is not None:
+            found.append((m.start(), m.end(), (" ".join(m.group(0).lower().split()), d, d, d + timedelta(days=1))))
+    for m in tw.ML_RULES.finditer(text):
+        span = _resolve_ml(m, now, future)
+        if span is not None:
+            found.append((m.start(), m.end(), span))
+    found.sort(key=lambda f: (f[0], f[0] - f[1]))
+    out: list[_Span] = []
+    end = -1
+    for start, stop, span in found:
+        if start >= end:
             out.append(span)
+            end = stop
     return out
 
 
@@ -211,11 +293,22 @@ def resolve_time_refs(text: str, said_at: datetime) -> TimeResolution:
     """
     now = _utc(said_at)
     spans = _spans(text, now)
-    if not spans:
+    clocks = [d for _, d, s, e in spans if s == e]
+    days = [sp for sp in spans if sp[2] != sp[3]]
+    if not days and not clocks:
         return TimeResolution(None, ())
-    refs = tuple(f"{label}={d.date().isoformat() if (e - s) <= timedelta(days=1) else _label(s, e)}" for label, d, s, e in spans)
-    precise = [d for _, d, s, e in spans if e - s <= timedelta(days=1)]
-    return TimeResolution(precise[0] if precise else spans[0][1], refs)
+    precise = [d for _, d, s, e in days if e - s <= timedelta(days=1)]
+    when = precise[0] if precise else days[0][1] if days else _day(now)
+    if clocks and (precise or not days):  # "yesterday at 9:30", "at 3pm": that day, that time
+        when = when.replace(hour=clocks[0].hour, minute=clocks[0].minute)
+    refs = tuple(f"{label}={_ref_value(d, s, e, when)}" for label, d, s, e in spans)
+    return TimeResolution(when, refs)
+
+
+def _ref_value(d: datetime, s: datetime, e: datetime, when: datetime) -> str:
+    if s == e:
+        return f"{when:%Y-%m-%dT%H:%M}"
+    return d.date().isoformat() if (e - s) <= timedelta(days=1) else _label(s, e)
 
 
 def _label(start: datetime, end: datetime) -> str:

@@ -337,6 +337,20 @@ class ChromaStore:
             (c.metadata or {}).get(BANK_KEY) for c in cols if c.name.startswith(_PREFIX) and (c.metadata or {}).get(BANK_KEY)
         )
 
+    def describe_banks(self) -> list[dict[str, Any]]:
+        """Every bank with the embedder and dimension it was made with and its record count, sorted by id.
+
+        Opens no bank, so banks made with another embedder are listed instead of refused.
+        """
+        try:
+            cols = [c for c in self.client.list_collections()
+                    if c.name.startswith(_PREFIX) and (c.metadata or {}).get(BANK_KEY)]
+            rows = [{"bank": c.metadata[BANK_KEY], "embedder": c.metadata.get("embedder"),
+                     "dim": c.metadata.get("dim"), "records": c.count()} for c in cols]
+        except Exception as exc:  # noqa: BLE001
+            raise _storage_error("list banks", exc) from exc
+        return sorted(rows, key=lambda r: r["bank"])
+
     def drop_bank(self, bank: str) -> bool:
         """Delete a bank and its change log (a reader of the log then finds the bank gone)."""
         self._check_writable(f"delete bank {bank!r}")

@@ -70,7 +70,8 @@ def test_the_store_has_what_the_round_trip_must_keep(store):
 def test_banks_and_stats_print_tables(store, tmp_path):
     out = hs(store, "banks")
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[0].split() == ["bank", "units"] and "demo" in out.stdout
+    assert out.stdout.splitlines()[0].split() == ["bank", "units", "embedder"] and "demo" in out.stdout
+    assert "all-MiniLM-L6-v2" in out.stdout
     out = hs(store, "stats", "demo")
     assert out.returncode == 0 and "superseded" in out.stdout and "graph:" in out.stdout
 
@@ -237,3 +238,170 @@ def test_bench_delegates_to_the_source_checkout(store):
         assert out.returncode == 2 and "source checkout" in out.stderr
     bad = hs(store, "bench", "nosuch")
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+# ---- first hour: one store, ids that round-trip, read-only recall, no tracebacks -------------------------
+def run_cli(*args: str, cwd: Path, env: dict[str, str | None] | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    import os
+
+    full_env = {k: v for k, v in {**os.environ, **(env or {})}.items() if v is not None}
+    out = subprocess.run([sys.executable, "-m", "hindsight_core.cli", *args], capture_output=True, text=True,
+                         timeout=300, cwd=cwd, env=full_env, input=stdin)
+    assert "Traceback" not in out.stderr, out.stderr  # never a traceback, whatever went wrong
+    return out
+
+
+def test_demo_writes_the_default_store_the_next_command_reads(tmp_path):
+    out = run_cli("demo", cwd=tmp_path, env={"HINDSIGHT_PATH": None})
+    assert out.returncode == 0, out.stderr
+    assert "hindsight banks" in out.stdout and "hindsight recall demo" in out.stdout  # it says what to run next
+    assert "Loading weights" not in out.stderr  # model loading is quiet
+    banks = run_cli("banks", cwd=tmp_path, env={"HINDSIGHT_PATH": None})
+    assert banks.returncode == 0 and "demo" in banks.stdout.split(), banks.stderr
+
+
+def test_ids_printed_by_recall_are_accepted_by_show_and_forget(store, tmp_path):
+    out = hs(store, "recall", "demo", "which port does billing use now?", "--explain", "--as-of", "2024-03-12")
+    assert out.returncode == 0, out.stderr
+    header = out.stdout.splitlines()[0].split()
+    shown = [line.split()[header.index("id")] for line in out.stdout.splitlines()[2:] if line[:1].isdigit()]
+    assert shown and all(len(i) == 12 for i in shown)
+    full = {i for i in store["units"]}
+    for short in shown:
+        page = hs(store, "show", "demo", short)
+        assert page.returncode == 0, page.stderr
+        assert any(page.stdout.startswith(f"unit {f} in bank demo") for f in full if f.startswith(short))
+
+    dump = tmp_path / "d.jsonl"
+    assert hs(store, "export", "demo", "-o", str(dump), "--embeddings").returncode == 0
+    assert hs(store, "import", str(dump), "--bank", "ids").returncode == 0
+    victim = shown[0]
+    gone = hs(store, "forget", "ids", victim)
+    assert gone.returncode == 0 and "deleted " + victim in gone.stdout
+    assert hs(store, "show", "ids", victim).returncode == 3
+    assert hs(store, "delete-bank", "ids").returncode == 0
+
+
+def test_an_ambiguous_id_prefix_is_a_clear_error():
+    from types import SimpleNamespace
+
+    from hindsight_core._cli_support import resolve_unit_id
+    from hindsight_core.errors import InvalidInputError, NotFoundError
+
+    index = SimpleNamespace(units={"abc123": 1, "abc456": 2, "def789": 3}, catch_up=lambda: None)
+    bank = SimpleNamespace(_index=index, id="b")
+    assert resolve_unit_id(bank, "abc4") == "abc456" and resolve_unit_id(bank, "def789") == "def789"
+    with pytest.raises(InvalidInputError, match="matches 2 units.*give more characters"):
+        resolve_unit_id(bank, "abc")
+    with pytest.raises(NotFoundError, match="no memory unit 'zz'"):
+        resolve_unit_id(bank, "zz")
+
+
+def test_recall_from_the_cli_only_looks_unless_asked(store, tmp_path):
+    dump = tmp_path / "d.jsonl"
+    assert hs(store, "export", "demo", "-o", str(dump), "--embeddings").returncode == 0
+    assert hs(store, "import", str(dump), "--bank", "looks").returncode == 0
+    target = store["ids"]["new_port"]
+
+    def hits() -> int:
+        return json.loads(hs(store, "show", "looks", target, "--json").stdout)["hit_count"]
+
+    before = hits()
+    for _ in range(2):
+        assert hs(store, "recall", "looks", "billing port", "--as-of", "2024-03-12").returncode == 0
+    assert hits() == before  # looking changed nothing
+    assert hs(store, "recall", "looks", "billing port", "--as-of", "2024-03-12", "--record-hits").returncode == 0
+    assert hits() == before + 1  # asked: the hit is counted
+    assert hs(store, "delete-bank", "looks").returncode == 0
+
+
+def test_bench_without_its_data_says_how_to_get_it(store, tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "benchmarks" / "locomo.py").exists():
+        pytest.skip("no source checkout")
+    out = run_cli("--path", str(store["path"]), "bench", "locomo", cwd=root,
+                  env={"HINDSIGHT_LOCOMO": str(tmp_path / "missing.json")})
+    assert out.returncode == 3 and "HINDSIGHT_LOCOMO" in out.stderr and "snap-research/locomo" in out.stderr
+
+
+def test_import_of_invalid_utf8_is_a_clear_error(store, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"format": "hindsight-export"}\n\xff\xfe\xfa not text\n')
+    out = run_cli("--path", str(store["path"]), "import", str(bad), "--bank", "utf", cwd=tmp_path)
+    assert out.returncode == 2 and "not UTF-8" in out.stderr
+    assert "utf" not in hs(store, "banks").stdout.split()
+
+
+def test_a_failed_export_leaves_no_partial_file(store, tmp_path, monkeypatch, capsys):
+    """A full disk mid-write (simulated: the writer raises ENOSPC after some lines) leaves the old file."""
+    import errno
+
+    from hindsight_core import cli, export
+
+    target = tmp_path / "out.jsonl"
+    target.write_text("the previous export\n")
+
+    def full_disk(bank, path, **kwargs):
+        with open(path, "w") as fh:
+            fh.write('{"partial": ')
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(export, "export_bank", full_disk)
+    code = cli.main(["--path", str(store["path"]), "export", "demo", "-o", str(target)])
+    err = capsys.readouterr().err
+    assert code == 4 and "No space left on device" in err and "Nothing was written" in err
+    assert target.read_text() == "the previous export\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]  # no temporary file left behind
+
+    out = run_cli("--path", str(store["path"]), "export", "demo", "-o", "/proc/hindsight.jsonl", cwd=tmp_path)
+    assert out.returncode == 4 and "cannot write" in out.stderr  # a folder nobody may write into
+
+
+def test_banks_lists_banks_of_other_embedders_and_embedder_opens_them(tmp_path, embedder):
+    from hindsight_core import MemoryEngine
+    from hindsight_core.testing import HashEmbedder
+
+    path = tmp_path / "mixed"
+    with MemoryEngine(path, embedder=embedder) as eng:
+        eng.bank("minilm").capture("The billing service listens on port 8080.")
+    with MemoryEngine(path, embedder=HashEmbedder(64)) as eng:
+        eng.bank("hashed").capture("The search cluster runs Postgres 16 on k8s.")
+    out = run_cli("--path", str(path), "banks", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    rows = {line.split()[0]: line for line in out.stdout.splitlines()[2:]}
+    assert set(rows) == {"hashed", "minilm"} and "hash-64" in rows["hashed"] and "--embedder" in rows["hashed"]
+
+    refused = run_cli("--path", str(path), "recall", "hashed", "which database?", cwd=tmp_path)
+    assert refused.returncode == 2 and "--embedder" in refused.stderr
+    found = run_cli("--path", str(path), "--embedder", "hash:64", "recall", "hashed", "which database?", cwd=tmp_path)
+    assert found.returncode == 0 and "Postgres 16" in found.stdout, found.stderr
+    bad = run_cli("--path", str(path), "--embedder", "hash:big", "banks", cwd=tmp_path)
+    assert bad.returncode == 2 and "hash:DIM" in bad.stderr
+
+
+def test_a_folder_that_is_not_a_store_is_not_made_one_unless_asked(tmp_path):
+    folder = tmp_path / "my-project"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    for args in (("banks",), ("--embedder", "hash", "capture", "b", "hello there, this is a memory")):
+        out = run_cli("--path", str(folder), *args, cwd=tmp_path)
+        assert out.returncode == 2 and "not a hindsight store" in out.stderr and "--create" in out.stderr
+        assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]  # nothing created
+    made = run_cli("--path", str(folder), "--create", "--embedder", "hash", "capture", "b",
+                   "The staging cluster was upgraded to Postgres 16.", cwd=tmp_path)
+    assert made.returncode == 0 and (folder / "chroma.sqlite3").is_file(), made.stderr
+
+
+def test_capture_from_a_file_shows_progress(tmp_path):
+    lines = tmp_path / "notes.txt"
+    lines.write_text("\n".join(f"Ticket {n} was closed by the on-call engineer on day {n}." for n in range(40))
+                     + '\n{"text": "Deploys need a change ticket from Priya.", "session_id": "s9"}\n')
+    out = run_cli("--path", str(tmp_path / "s"), "--embedder", "hash", "--progress", "capture", "ops", "-f",
+                  str(lines), cwd=tmp_path)
+    assert out.returncode == 0 and "captured 41 items into bank ops" in out.stdout, out.stderr
+    assert "capture ops" in out.stderr and "41/41" in out.stderr  # the tqdm bar
+    quiet = run_cli("--path", str(tmp_path / "s"), "--embedder", "hash", "capture", "ops", "one more memory here",
+                    cwd=tmp_path)
+    assert quiet.returncode == 0 and quiet.stderr == ""  # not a terminal: no bar
+    both = run_cli("--path", str(tmp_path / "s"), "capture", "ops", "text", "-f", str(lines), cwd=tmp_path)
+    assert both.returncode == 2 and "either TEXT or -f FILE" in both.stderr

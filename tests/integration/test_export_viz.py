@@ -95,3 +95,21 @@ def test_graph_view_and_page(tmp_path, bank):
     with pytest.raises(InvalidInputError, match=".html or .png"):
         save_graph(bank, tmp_path / "g.svg")
     assert save_graph(bank, tmp_path / "g.png").stat().st_size > 10_000
+
+
+def test_a_supersession_is_drawn_in_the_legends_supersedes_style(bank):
+    from hindsight_core.viz import EDGE_STYLES, graph_figure
+
+    old = next(u for u in bank.units() if "8080" in u.text)
+    assert old.status.value == "superseded" and old.superseded_by
+    view = graph_view(bank)
+    pair = ("u:" + old.superseded_by, "u:" + old.id)
+    drawn = [e for e in view.edges if {e.src, e.dst} == set(pair)]
+    assert {e.category for e in drawn} - {"temporal"} == {"supersedes"}  # not a red causal link
+    assert 'class="e-supersedes"' in graph_html(view)
+    fig = graph_figure(view)
+    colour = EDGE_STYLES["supersedes"][0]
+    from matplotlib.colors import to_hex
+
+    arrows = [t.arrow_patch for t in fig.axes[0].texts if getattr(t, "arrow_patch", None)]
+    assert any(to_hex(a.get_edgecolor()) == colour for a in arrows)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.experience import run
 
 
+@pytest.mark.needs_data("reflexion")
 def test_own_latest_failure_lesson_comes_back_first(embedder):
     summary = run(questions=15, embedder=embedder)
     assert summary["retries"] >= 10

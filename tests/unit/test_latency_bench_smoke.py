@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.latency import run
 
 
+@pytest.mark.needs_data("locomo")
 def test_latency_benchmark_runs_end_to_end():
     summary = run(conversation=1)
     assert summary["bank_units"] == 369 and summary["questions"] > 0

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks._locomo_data import data_path
 
-
-@pytest.mark.skipif(not data_path().exists(), reason="LoCoMo data not found (set HINDSIGHT_LOCOMO)")
+@pytest.mark.needs_data("locomo")
 def test_engine_not_below_rrf_on_a_small_slice() -> None:
     from benchmarks.locomo import run
 
