@@ -195,7 +195,11 @@ def _lines(src: Any, name: Any) -> Iterator[tuple[int, str]]:
     """``(number, text)`` of each line, decoded strictly; NUL, invalid UTF-8 and giant lines refused."""
     number = 0
     while True:
-        raw = src.readline(MAX_LINE_BYTES + 1)
+        try:
+            raw = src.readline(MAX_LINE_BYTES + 1)
+        except UnicodeDecodeError as exc:  # a text stream opened by the caller with a strict codec
+            raise InvalidInputError(f"{name}: line {number + 1} is not valid UTF-8 ({exc.reason}); exports are UTF-8 "
+                                    "text. Export the bank again or re-save the file as UTF-8.") from None
         if not raw:
             return
         number += 1
@@ -620,6 +624,8 @@ def _open(target: str | os.PathLike[str] | IO[Any], mode: str) -> Iterator[IO[An
                 os.unlink(tmp)
             raise
     elif isinstance(target, io.IOBase) or hasattr(target, "write" if mode == "w" else "readline"):
+        if mode == "rb" and isinstance(target, io.TextIOWrapper):
+            target = target.buffer  # e.g. sys.stdin: read bytes, so bad UTF-8 is reported with its line
         yield target  # type: ignore[misc]
     else:
         raise InvalidInputError(f"expected a path or a stream, not {type(target).__name__}; pass a file path or an "

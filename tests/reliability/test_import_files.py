@@ -238,3 +238,13 @@ def test_export_to_a_path_is_atomic(engine, tmp_path, monkeypatch):
         export_bank(engine.bank("src"), dest)
     assert dest.read_text() == "previous export\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]  # no temp file left behind
+
+
+def test_a_text_stream_with_bad_utf8_names_the_line(engine, tmp_path):
+    lines = _export(engine)
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(_text(lines[:2]) + b"\xff\xfe\n" + _text(lines[2:]))
+    with open(path, encoding="utf-8") as fh:  # what `hindsight import -` gets as sys.stdin
+        with pytest.raises(InvalidInputError, match="line 3 is not valid UTF-8"):
+            import_bank(engine, fh, bank="dst")
+    assert "dst" not in engine.banks()
