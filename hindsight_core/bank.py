@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Iterator, 
 
 import numpy as np
 
-from hindsight_core._capture import Prepared, prepare, same_facts, to_item
+from hindsight_core._capture import Prepared, embed_batch, prepare, same_facts, to_item
 from hindsight_core._lifecycle_ops import OVER_FETCH, after_capture, filter_candidates, record_recall
 from hindsight_core._render import estimate_tokens
 from hindsight_core._trust import check_evidence, corroborate
@@ -44,6 +44,7 @@ from hindsight_core.models import (
 )
 from hindsight_core.lifecycle.beliefs import asks_history, supersede_on_capture
 from hindsight_core.lifecycle.forgetting import scrub
+from hindsight_core.retrieval.context import CONTEXT_KEY, encode_vector
 from hindsight_core.retrieval.pipeline import retrieve
 from hindsight_core.retrieval.types import RetrievalRequest
 from hindsight_core.storage.codec import from_record, to_indexed, to_record
@@ -178,10 +179,18 @@ class MemoryBank:
 
     def _store_batch(self, prepared: list[Prepared]) -> list[CaptureResult]:
         to_store = [p for p in prepared if p.stored]
-        # row n of ``matrix`` is the vector of to_store[n]
-        matrix = np.stack(self._engine.embedder.embed([p.unit.text for p in to_store])) if to_store else None
-        row_of = {id(p): n for n, p in enumerate(to_store)}
         index = self._engine._live_index(self.id, create=bool(to_store))  # a write creates the bank
+
+        def last_in_session(session_id: str) -> str | None:
+            with index.lock:
+                ids = index.graph.session_units(session_id)
+                return index.units[ids[-1]].text if ids else None
+
+        recall_cfg = self.config.recall
+        # row n of ``matrix`` is the vector of to_store[n]; ``contexts``: context-window vectors by unit id
+        matrix, contexts = embed_batch(self._engine.embedder, to_store, last_in_session,
+                                       bool(recall_cfg.context_weight or recall_cfg.context_next_weight))
+        row_of = {id(p): n for n, p in enumerate(to_store)}
         results: list[CaptureResult] = []
         new_units: list[tuple[MemoryUnit, Any]] = []
         with index.lock:
@@ -217,7 +226,7 @@ class MemoryBank:
                 near[p.unit.id] = near_rows[row]
                 results.append(self._result(p, unit=p.unit, stored=True))
             new_units, results, older = supersede_on_capture(self, new_units, results, near)  # beliefs keep history
-            self._write_new(new_units)
+            self._write_new(new_units, contexts)
             for unit in older:
                 self._rewrite(unit)
         after_capture(self, len(new_units))  # may queue consolidation or the budget sweep (background)
@@ -281,11 +290,14 @@ class MemoryBank:
         })
         return merged
 
-    def _write_new(self, new_units: list[tuple[MemoryUnit, Any]]) -> None:
+    def _write_new(self, new_units: list[tuple[MemoryUnit, Any]], contexts: dict[str, np.ndarray] | None = None) -> None:
         if not new_units:
             return
         index = self._index
         records = [to_record(u, index.take_seq()) for u, _ in new_units]
+        for (unit, _), (_, _, meta) in zip(new_units, records):
+            if contexts and unit.id in contexts:
+                meta[CONTEXT_KEY] = encode_vector(contexts[unit.id])
         index.store.upsert(index.collection, [r[0] for r in records], [r[1] for r in records],
                            [r[2] for r in records], np.stack([v for _, v in new_units]))
         for (unit_id, doc, meta), (_, vec) in zip(records, new_units):
