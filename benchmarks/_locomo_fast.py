@@ -39,7 +39,15 @@ def embed_cached(texts: list[str], tag: str) -> np.ndarray:
     return vecs
 
 
-def build_index(conv: Conversation, vecs: np.ndarray) -> InMemoryBankIndex:
+def context_texts(conv: Conversation) -> list[str]:
+    """Each turn read after the turn before it in its session (what the engine embeds at capture)."""
+    from hindsight_core.retrieval.context import window_texts
+
+    windows = window_texts([(f"session_{t.session}", t.text) for t in conv.turns], lambda s: None)
+    return [w if w is not None else t.text for w, t in zip(windows, conv.turns)]
+
+
+def build_index(conv: Conversation, vecs: np.ndarray, ctx: np.ndarray | None = None) -> InMemoryBankIndex:
     idx = InMemoryBankIndex()
     for seq, (t, v) in enumerate(zip(conv.turns, vecs)):
         occ = resolve_time_refs(t.text, t.session_time).occurred_at
@@ -49,6 +57,8 @@ def build_index(conv: Conversation, vecs: np.ndarray) -> InMemoryBankIndex:
             occurred_at=occ.timestamp() if occ else None, mentioned_at=t.session_time.timestamp(),
             entities=extract_entities(t.text), importance=0.5, confidence=1.0, activity=0.0, speaker=t.speaker,
         )
+        if ctx is not None:
+            u.context = ctx[seq].astype(np.float16).astype(np.float32)  # as stored: float16
         idx.add(u, v)
     return idx
 
@@ -58,14 +68,15 @@ def load(split: str = "dev", convs_spec: str = "0-9"):
     ids = parse_conversations(convs_spec, split)
     all_turn_texts = [t.text for c in convs for t in c.turns]
     tv = embed_cached(all_turn_texts, "turns")
+    cv = embed_cached([x for c in convs for x in context_texts(c)], "context")
     off = 0
     data = []
     for c in convs:
         n = len(c.turns)
         if c.index in ids:
-            data.append((c, tv[off:off + n]))
+            data.append((c, tv[off:off + n], cv[off:off + n]))
         off += n
-    qtexts = [q.question for c, _ in data for q in c.questions]
+    qtexts = [q.question for c, *_ in data for q in c.questions]
     qv = embed_cached(qtexts, "questions")
     return data, qv
 
@@ -73,8 +84,8 @@ def load(split: str = "dev", convs_spec: str = "0-9"):
 def evaluate(data, qv, system: Callable[[Any, Any, np.ndarray, Any], list[str]], ks=(5, 10, 25)) -> dict:
     rows = []
     qi = 0
-    for conv, tv in data:
-        idx = build_index(conv, tv)
+    for conv, tv, cv in data:
+        idx = build_index(conv, tv, cv)
         for q in conv.questions:
             ranked = system(idx, q, qv[qi], conv)
             qi += 1

@@ -84,11 +84,32 @@ def _aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _turn_vectors(conv: Conversation, embedder: Any) -> np.ndarray:
-    """The baselines' turn embeddings: same model, same texts (cached under benchmarks/.cache)."""
-    from benchmarks._locomo_fast import embed_cached
+class _TimedEmbedder:
+    """The engine's embedder, adding up the seconds spent inside ``embed`` (the ingest's model share)."""
 
-    return embed_cached([t.text for t in conv.turns], "turns")
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self.seconds = 0.0
+        self.texts = 0
+
+    def embed(self, texts: Any) -> np.ndarray:
+        started = time.perf_counter()
+        try:
+            return self.inner.embed(texts)
+        finally:
+            self.seconds += time.perf_counter() - started
+            self.texts += len(texts)
+
+
+def _plain_vectors(conv: Conversation, embedder: Any) -> tuple[np.ndarray, float]:
+    """The baselines' turn embeddings (same model, same texts, batches of 64 like capture) and the
+    seconds they took: plain embedding, measured in the same run as the engine's ingest."""
+    texts = [t.text for t in conv.turns]
+    started = time.perf_counter()
+    vecs = np.concatenate([embedder.embed(texts[i:i + 64]) for i in range(0, len(texts), 64)])
+    return vecs, time.perf_counter() - started
 
 
 def _first_sessions(conv: Conversation, sessions: int) -> Conversation:
@@ -110,12 +131,14 @@ def run(conversations: list[int], max_questions: int | None = None, systems: tup
     from hindsight_core.embeddings import resolve_embedder
     from hindsight_core.models import CaptureItem
 
-    embedder = resolve_embedder()
-    embedder.embed(["warm up"])
+    plain = resolve_embedder()
+    plain.embed(["warm up"])
+    embedder = _TimedEmbedder(plain)
     convs = {c.index: c for c in load_locomo()}
     rows: dict[str, list[dict[str, Any]]] = {s: [] for s in systems}
     latencies: dict[str, list[float]] = {s: [] for s in systems}
-    ingest_turns, ingest_s = 0, 0.0
+    ingest_turns, ingest_s, plain_s, plain_turns = 0, 0.0, 0.0, 0
+    model_s, model_texts = 0.0, 0  # the engine's embedding calls during capture
     engine = MemoryEngine.ephemeral(embedder=embedder)
     for ci in conversations:
         conv = convs[ci] if sessions is None else _first_sessions(convs[ci], sessions)
@@ -124,9 +147,15 @@ def run(conversations: list[int], max_questions: int | None = None, systems: tup
         bank = engine.bank(f"locomo-{ci}")
         items = [CaptureItem(text=t.text, session_id=f"session_{t.session}", mentioned_at=t.session_time,
                              metadata={"dia_id": t.dia_id, "speaker": t.speaker}) for t in conv.turns]
+        vecs, seconds = _plain_vectors(conv, plain)
+        plain_s += seconds
+        plain_turns += len(conv.turns)
+        before = (embedder.seconds, embedder.texts)
         started = time.perf_counter()
         results = bank.capture_many(items) if "engine" in systems else []
         ingest_s += time.perf_counter() - started
+        model_s += embedder.seconds - before[0]
+        model_texts += embedder.texts - before[1]
         ingest_turns += len(items) if "engine" in systems else 0
         turns_of: dict[str, list[str]] = {}
         for turn, res in zip(conv.turns, results):
@@ -134,12 +163,11 @@ def run(conversations: list[int], max_questions: int | None = None, systems: tup
                 turns_of.setdefault(res.unit_id, []).append(turn.dia_id)
         baselines = {s for s in systems if s != "engine"}
         if baselines:
-            vecs = _turn_vectors(conv, embedder)
             ids = [t.dia_id for t in conv.turns]
             dense = ChromaDense(ids, vecs)
             bm25 = OkapiBM25(ids, [t.text for t in conv.turns])
         for q in questions:
-            qvec = embedder.embed([q.question])[0] if baselines else None
+            qvec = plain.embed([q.question])[0] if baselines else None
             for system in systems:
                 t0 = time.perf_counter()
                 if system == "engine":
@@ -167,8 +195,19 @@ def run(conversations: list[int], max_questions: int | None = None, systems: tup
             "latency_ms": {"p50": round(statistics.median(lat), 2) if lat else None,
                            "p95": round(lat[int(0.95 * (len(lat) - 1))], 2) if lat else None},
         }
-    if "engine" in systems:
-        out["systems"]["engine"]["ingest_turns_per_s"] = round(ingest_turns / ingest_s, 1) if ingest_s else None
+    if "engine" in systems and ingest_s:
+        out["systems"]["engine"]["ingest_turns_per_s"] = round(ingest_turns / ingest_s, 1)
+        out["ingest"] = {
+            "turns": ingest_turns,
+            "capture_s": round(ingest_s, 2),
+            "capture_turns_per_s": round(ingest_turns / ingest_s, 1),
+            "embedding_in_capture_s": round(model_s, 2),
+            "texts_embedded_in_capture": model_texts,
+            "beyond_embedding_s": round(ingest_s - model_s, 2),
+            "beyond_embedding_ratio": round((ingest_s - model_s) / model_s, 3) if model_s else None,
+            "plain_embedding_s": round(plain_s, 2),
+            "plain_embedding_turns_per_s": round(plain_turns / plain_s, 1) if plain_s else None,
+        }
     out["peak_memory_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     if "engine" in systems and "rrf" in systems:
         margin = {}
@@ -197,6 +236,12 @@ def _table(out: dict[str, Any]) -> str:
                 f"{r['session_recall@10']:7.1f} {r['ndcg@10']:6.1f} {r['recall@1024tok']:7.1f}  {cat_cells}"
                 + (f"   {res['latency_ms']['p50']}/{res['latency_ms']['p95']}" if split == "all" else "")
             )
+    if "ingest" in out:
+        ing = out["ingest"]
+        lines.append(f"ingest: {ing['capture_turns_per_s']} turns/s through capture; plain embedding of the same turns "
+                     f"{ing['plain_embedding_turns_per_s']} turns/s; inside capture {ing['embedding_in_capture_s']} s "
+                     f"embedding ({ing['texts_embedded_in_capture']} texts) + {ing['beyond_embedding_s']} s beyond "
+                     f"(ratio {ing['beyond_embedding_ratio']})")
     if "engine" in out["systems"]:
         lines.append(f"engine ingest: {out['systems']['engine'].get('ingest_turns_per_s')} turns/s; "
                      f"peak memory {out['peak_memory_mb']} MB; margin over RRF @10: {out.get('engine_margin_over_rrf@10')}")

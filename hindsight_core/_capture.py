@@ -10,7 +10,9 @@ import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
 
 from hindsight_core._validate import check_enum, check_metadata, check_text, check_time, check_unicode
 from hindsight_core.config import BankConfig
@@ -20,8 +22,13 @@ from hindsight_core.lifecycle.gate import looks_like_instruction, score_text
 from hindsight_core.lifecycle.pii import redact, redact_id, redact_value
 from hindsight_core.lifecycle.timeparse import resolve_time_refs
 from hindsight_core.models import CaptureItem, MemoryKind, MemoryStatus, MemoryUnit, Outcome, Source
+from hindsight_core.retrieval.context import window_texts
 
-__all__ = ["Prepared", "prepare", "to_item", "SOURCE_CONFIDENCE", "RULE_SOURCES", "RULE_KINDS", "same_facts"]
+if TYPE_CHECKING:
+    from hindsight_core.embeddings import Embedder
+
+__all__ = ["Prepared", "prepare", "to_item", "SOURCE_CONFIDENCE", "RULE_SOURCES", "RULE_KINDS", "same_facts",
+           "embed_batch"]
 
 #: Initial confidence by who said it: first-hand tool output > the user > the agent or model itself.
 SOURCE_CONFIDENCE = {Source.TOOL: 0.8, Source.USER: 0.7, Source.SYSTEM: 0.7, Source.AGENT: 0.5, Source.LLM: 0.4}
@@ -195,3 +202,17 @@ def same_facts(a: str, b: str, *, ordered: bool = True) -> bool:
     if _NUMBER.findall(a) != _NUMBER.findall(b):
         return False
     return not ordered or extract_entities(a) == extract_entities(b)
+
+
+def embed_batch(embedder: "Embedder", to_store: list[Prepared], last_in_session: Callable[[str], str | None],
+                context: bool) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
+    """One embedding call for a batch: row n of the matrix is ``to_store[n]``'s vector and, when
+    ``context``, each unit with a predecessor in its session also gets its context-window vector
+    (``{unit id: vector}``; see :mod:`hindsight_core.retrieval.context`)."""
+    if not to_store:
+        return None, {}
+    texts = [p.unit.text for p in to_store]
+    windows = window_texts([(p.unit.session_id, p.unit.text) for p in to_store], last_in_session) if context else []
+    extra = [(p.unit.id, w) for p, w in zip(to_store, windows) if w is not None]
+    vectors = np.asarray(embedder.embed(texts + [w for _, w in extra]))
+    return vectors[:len(texts)], {uid: vectors[len(texts) + n] for n, (uid, _) in enumerate(extra)}

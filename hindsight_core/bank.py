@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Iterator, 
 
 import numpy as np
 
-from hindsight_core._capture import Prepared, prepare, same_facts, to_item
+from hindsight_core._capture import Prepared, embed_batch, prepare, same_facts, to_item
 from hindsight_core._lifecycle_ops import OVER_FETCH, after_capture, filter_candidates, record_recall
 from hindsight_core._render import estimate_tokens
 from hindsight_core._trust import check_evidence, confirm, corroborate
@@ -48,6 +48,7 @@ from hindsight_core.models import (
 )
 from hindsight_core.lifecycle.beliefs import asks_history, supersede_on_capture
 from hindsight_core.lifecycle.forgetting import scrub
+from hindsight_core.retrieval.context import CONTEXT_KEY, encode_vector
 from hindsight_core.retrieval.pipeline import retrieve
 from hindsight_core.retrieval.types import RetrievalRequest
 from hindsight_core.storage.codec import from_record, to_indexed, to_record
@@ -67,6 +68,9 @@ R = TypeVar("R")
 _MAX_MENTIONS = 20
 _NEIGHBOURS = 8  # stored neighbours searched per captured item: dedup looks at 3, belief updates at 8
 _NOVELTY_BELOW = 0.3  # best dense similarity under this: nothing in memory is close
+#: One embedded batch: the items, their vectors (row n: the n-th stored item; None when none is) and
+#: context-window vectors by unit id (empty unless recall uses them).
+_Embedded = tuple[list[Prepared], "np.ndarray | None", dict[str, "np.ndarray"]]
 _DROPPED_RETRIES = 3  # a write that keeps finding its bank deleted under it gives up with an error
 
 log = logging.getLogger("hindsight.bank")
@@ -187,10 +191,10 @@ class MemoryBank:
 
             bar = tqdm(total=len(kwargs), desc=f"capture {self.id}", unit="item")
         prepared_all = self._prepare_all(kwargs)  # validation of the whole input first
-        batches: list[tuple[list[Prepared], np.ndarray | None]] = []
+        batches: list[_Embedded] = []
         for start in range(0, len(prepared_all), batch_size):  # embedding: no lock held
             chunk = prepared_all[start:start + batch_size]
-            batches.append((chunk, self._embed(chunk)))
+            batches.append(self._embed(chunk))
             if bar is not None:
                 bar.update(len(chunk))
         if bar is not None:
@@ -206,15 +210,26 @@ class MemoryBank:
     def _capture_batch(self, kwargs_list: list[dict[str, Any]]) -> list[CaptureResult]:
         return self._store_batch(self._prepare_all(kwargs_list))
 
-    def _embed(self, prepared: list[Prepared]) -> np.ndarray | None:
-        """Vectors of the items to store, row n for the n-th stored item (None when none is)."""
-        texts = [p.unit.text for p in prepared if p.stored]
-        return np.stack(self._engine.embedder.embed(texts)) if texts else None
+    def _embed(self, prepared: list[Prepared]) -> _Embedded:
+        """One embedding call (no lock held): row n of the matrix is the n-th stored item's vector
+        (None when none is), plus context-window vectors by unit id when recall uses them."""
+        to_store = [p for p in prepared if p.stored]
+        recall_cfg = self.config.recall
+        with_context = bool(recall_cfg.context_weight or recall_cfg.context_next_weight)
+
+        def last_in_session(session_id: str) -> str | None:
+            index = self._engine._live_index(self.id)
+            with index.lock.read():
+                ids = index.graph.session_units(session_id)
+                return index.units[ids[-1]].text if ids else None
+
+        matrix, contexts = embed_batch(self._engine.embedder, to_store, last_in_session, with_context)
+        return prepared, matrix, contexts
 
     def _store_batch(self, prepared: list[Prepared]) -> list[CaptureResult]:
-        return self._apply([(prepared, self._embed(prepared))])
+        return self._apply([self._embed(prepared)])
 
-    def _apply(self, batches: list[tuple[list[Prepared], np.ndarray | None]]) -> list[CaptureResult]:
+    def _apply(self, batches: list[_Embedded]) -> list[CaptureResult]:
         """Store embedded batches under the bank's write lock, all or nothing.
 
         Every write is journalled; when one fails, what the call already wrote is undone (new units
@@ -222,15 +237,15 @@ class MemoryBank:
         and no mention count behind. If the undo itself fails (a full disk), the in-memory index is
         reloaded from Chroma, so it shows exactly what was applied, and the error says so.
         """
-        create = any(m is not None for _, m in batches)  # a write creates the bank
+        create = any(m is not None for _, m, _ in batches)  # a write creates the bank
         results: list[CaptureResult] = []
         added = 0
         with self._write_lock(create=create) as index:
             journal = _Journal()
             index.journal = journal
             try:
-                for prepared, matrix in batches:
-                    batch_results, new = self._apply_batch(index, prepared, matrix)
+                for prepared, matrix, contexts in batches:
+                    batch_results, new = self._apply_batch(index, prepared, matrix, contexts)
                     results += batch_results
                     added += new
             except BaseException as exc:
@@ -242,8 +257,8 @@ class MemoryBank:
         after_capture(self, added)  # may queue consolidation or the budget sweep (background)
         return results
 
-    def _apply_batch(self, index: "LiveIndex", prepared: list[Prepared],
-                     matrix: np.ndarray | None) -> tuple[list[CaptureResult], int]:
+    def _apply_batch(self, index: "LiveIndex", prepared: list[Prepared], matrix: np.ndarray | None,
+                     contexts: dict[str, np.ndarray]) -> tuple[list[CaptureResult], int]:
         to_store = [p for p in prepared if p.stored]
         row_of = {id(p): n for n, p in enumerate(to_store)}  # row n of ``matrix`` is to_store[n]'s vector
         results: list[CaptureResult] = []
@@ -279,7 +294,7 @@ class MemoryBank:
             near[p.unit.id] = near_rows[row]
             results.append(self._result(p, unit=p.unit, stored=True))
         new_units, results, older = supersede_on_capture(self, new_units, results, near)  # beliefs keep history
-        self._write_new(new_units)
+        self._write_new(new_units, contexts)
         for unit in older:
             self._rewrite(unit)
         return results, len(new_units)
@@ -394,11 +409,14 @@ class MemoryBank:
         })
         return merged
 
-    def _write_new(self, new_units: list[tuple[MemoryUnit, Any]]) -> None:
+    def _write_new(self, new_units: list[tuple[MemoryUnit, Any]], contexts: dict[str, np.ndarray] | None = None) -> None:
         if not new_units:
             return
         index = self._index
         records = [to_record(u, index.take_seq()) for u, _ in new_units]
+        for (unit, _), (_, _, meta) in zip(new_units, records):
+            if contexts and unit.id in contexts:
+                meta[CONTEXT_KEY] = encode_vector(contexts[unit.id])
         ids = [r[0] for r in records]
         if index.journal is not None:
             index.journal.added += ids  # before the write: a failed upsert may have stored some

@@ -33,12 +33,42 @@ class PoolScorer:
     sessions: Mapping[str, float]
     named: frozenset[str]
     _cos: dict[str, float] = field(default_factory=dict)
+    _ctx: dict[str, float] = field(default_factory=dict)
 
     def cosines(self, ids: list[str]) -> np.ndarray:
         new = [i for i in ids if i not in self._cos]
         if new:
             self._cos.update(zip(new, (self.index.vectors(new) @ self.qvec).tolist()))
         return np.fromiter((self._cos[i] for i in ids), dtype=np.float64, count=len(ids))
+
+    def context_cosines(self, ids: list[str]) -> np.ndarray:
+        """Cosine of the query with each unit's context-window embedding."""
+        new = [i for i in ids if i not in self._ctx]
+        if new:
+            units = self.index.units
+            own = self.cosines(new)  # a unit without a context window stands for itself
+            for r, i in enumerate(new):
+                ctx = units[i].context
+                self._ctx[i] = float(ctx @ self.qvec) if ctx is not None else float(own[r])
+        return np.fromiter((self._ctx[i] for i in ids), dtype=np.float64, count=len(ids))
+
+    def _context_columns(self, ids: list[str]) -> list[tuple[np.ndarray, float]]:
+        """The unit read after the one before it, and the unit read before the one after it (the
+        next unit's context window holds this unit's text too)."""
+        cfg = self.cfg
+        if not (cfg.context_weight or cfg.context_next_weight):
+            return []
+        own = self.context_cosines(ids)
+        out = [(own, cfg.context_weight)]
+        if cfg.context_next_weight:
+            graph = self.index.graph
+            nxt = [graph.prev_next(i)[1] for i in ids]
+            known = [j for j in nxt if j is not None and j in self.index.units]
+            later = dict(zip(known, self.context_cosines(known))) if known else {}
+            col = np.fromiter((later.get(j, own[r]) if j is not None else own[r] for r, j in enumerate(nxt)),
+                              dtype=np.float64, count=len(ids))
+            out.append((col, cfg.context_next_weight))
+        return out
 
     def score(self, ids: list[str], extras: Mapping[str, tuple[np.ndarray, float]] | None = None) -> np.ndarray:
         """Fused score of each id in ``ids`` (same order)."""
@@ -64,7 +94,7 @@ class PoolScorer:
             cols.append(np.fromiter((temporal_score(units[i], w, cfg.temporal_slack_days * 86400.0) for i in ids),
                                     dtype=np.float64, count=len(ids)))
             weights.append(cfg.temporal_weight)
-        for col, w in (extras or {}).values():
+        for col, w in [*self._context_columns(ids), *(extras or {}).values()]:
             if w:
                 cols.append(np.asarray(col, dtype=np.float64))
                 weights.append(w)

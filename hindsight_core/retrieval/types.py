@@ -42,6 +42,7 @@ class IndexedUnit:
     evidence_ids: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
     speaker: str | None = None  # metadata["speaker"] when the caller gave one
+    context: np.ndarray | None = None  # context-window embedding (retrieval/context.py); None: none kept
 
     @property
     def when(self) -> float:

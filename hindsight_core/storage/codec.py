@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from hindsight_core.errors import SchemaVersionError
 from hindsight_core.models import SCHEMA_VERSION, MemoryUnit
+from hindsight_core.retrieval.context import CONTEXT_KEY, decode_vector
 from hindsight_core.retrieval.types import IndexedUnit
 
 __all__ = ["to_record", "from_record", "to_indexed", "ts", "from_ts"]
@@ -67,7 +68,7 @@ def from_record(unit_id: str, document: str, meta: Mapping[str, Any]) -> MemoryU
     _check_version(meta, unit_id)
     data: dict[str, Any] = {"id": unit_id, "text": document}
     for key, value in meta.items():
-        if key == "seq":
+        if key == "seq" or key == CONTEXT_KEY:  # record-only fields, not part of the unit
             continue
         if key in _JSON_FIELDS:
             data[key] = json.loads(value)
@@ -102,4 +103,5 @@ def to_indexed(unit_id: str, document: str, meta: Mapping[str, Any]) -> IndexedU
         evidence_ids=tuple(json.loads(meta.get("evidence_ids", "[]"))),
         flags=tuple(json.loads(meta.get("flags", "[]"))),
         speaker=str(speaker) if speaker is not None else None,
+        context=decode_vector(meta[CONTEXT_KEY]) if CONTEXT_KEY in meta else None,
     )

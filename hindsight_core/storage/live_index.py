@@ -255,6 +255,9 @@ class LiveIndex:
     def replace(self, unit: IndexedUnit) -> None:
         """Metadata changed (status, confidence...): the text and vector stay."""
         vector = self.vectors([unit.id])[0]
+        before = self.units.get(unit.id)
+        if unit.context is None and before is not None:  # a metadata rewrite keeps the context window
+            unit.context = before.context
         self._drop(unit.id)
         self.add(unit, vector)
         for citing in self._cited_by.get(unit.id, ()):  # remove() dropped their links to it

@@ -15,3 +15,10 @@ def test_engine_not_below_rrf_on_a_small_slice() -> None:
     assert engine["n"] >= 10
     assert engine["recall@10"] >= rrf["recall@10"], (engine, rrf)
     assert out["systems"]["engine"]["latency_ms"]["p50"] is not None
+    ingest = out["ingest"]  # the capture time split into the model's share and the rest, in one run
+    from benchmarks._locomo_data import load_locomo
+
+    assert ingest["turns"] == sum(1 for t in load_locomo()[0].turns if t.session <= 4)
+    assert ingest["texts_embedded_in_capture"] >= ingest["turns"]
+    assert 0 < ingest["embedding_in_capture_s"] < ingest["capture_s"]
+    assert ingest["beyond_embedding_ratio"] > 0 and ingest["plain_embedding_turns_per_s"] > 0
