@@ -44,7 +44,7 @@ class MemoryEngine:
             ``LLMReflector(chat_model)``.
         llm: An optional chat model for the lifecycle (contradiction judge, consolidation); without
             one they run on rules and extractive clustering. Settable later: ``engine.llm = model``.
-        cache: A :class:`~hindsight_core._bank_cache.CacheConfig`: how many banks (and units) stay
+        cache: A :class:`~hindsight_core.CacheConfig`: how many banks (and units) stay
             loaded, the background pool's size, Chroma's HNSW cache and index snapshots. Defaults:
             1,000 banks, 250,000 units, 4 background threads, 512 Chroma indexes, snapshots on.
 
@@ -144,7 +144,7 @@ class MemoryEngine:
         if self._snapshots is not None:
             try:
                 self._snapshots.save(bank_id, index)
-            except OSError as exc:  # a snapshot is an optimisation: the next open rebuilds
+            except Exception as exc:  # noqa: BLE001 - a snapshot is an optimisation: the next open rebuilds
                 logging.getLogger("hindsight.snapshot").warning("could not snapshot bank %r: %s", bank_id, exc)
 
     def _queue(self, bank_id: str) -> BackgroundQueue:
