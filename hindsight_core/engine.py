@@ -45,8 +45,8 @@ class MemoryEngine:
         llm: An optional chat model for the lifecycle (contradiction judge, consolidation); without
             one they run on rules and extractive clustering. Settable later: ``engine.llm = model``.
         cache: A :class:`~hindsight_core.CacheConfig`: how many banks (and units) stay
-            loaded, the background pool's size, Chroma's HNSW cache and index snapshots. Defaults:
-            1,000 banks, 250,000 units, 4 background threads, 512 Chroma indexes, snapshots on.
+            loaded, the background pool's size and index snapshots. Defaults: 1,000 banks,
+            250,000 units, 4 background threads, snapshots on (embedded stores).
 
     Nothing is opened or loaded until first use, so constructing an engine is free.
     Use :meth:`ephemeral` for an in-memory engine and :meth:`from_http` for a Chroma server.
@@ -79,8 +79,7 @@ class MemoryEngine:
         self.config = config or BankConfig()
         self.embedder: Embedder = resolve_embedder(embedder)
         self.cache_config = cache or CacheConfig()
-        self._store_factory = _store_factory or (
-            lambda: ChromaStore.persistent(self.path, hnsw_cache=self.cache_config.chroma_hnsw_cache))
+        self._store_factory = _store_factory or (lambda: ChromaStore.persistent(self.path))
         self._store: ChromaStore | None = None
         self.reflector = reflector or RuleReflector()
         self.llm = llm

@@ -86,8 +86,7 @@ class ChromaStore:
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
-    def persistent(cls, path: str, *, hnsw_cache: int | None = None) -> "ChromaStore":
-        """``hnsw_cache``: collections whose HNSW index Chroma keeps loaded (see ``storage/_chroma_cache.py``)."""
+    def persistent(cls, path: str) -> "ChromaStore":
         import chromadb
         from chromadb.config import Settings
 
@@ -97,10 +96,6 @@ class ChromaStore:
         try:
             _check_folder(path)
             client = chromadb.PersistentClient(path=path, settings=Settings(anonymized_telemetry=False))
-            if hnsw_cache is not None:
-                from hindsight_core.storage._chroma_cache import bound_hnsw_cache
-
-                bound_hnsw_cache(client, hnsw_cache)
             client.list_collections(limit=1)
         except Exception as exc:  # noqa: BLE001 - any failure here means an unusable folder
             _folder_lock.release(lock)
