@@ -44,8 +44,16 @@ class CacheConfig(BaseModel):
     """How much of the store one engine keeps in memory, and its background pool.
 
     The defaults fit a process serving thousands of banks in a few GB: 1,000 loaded banks of any
-    size, 250,000 loaded units in all (about 1.5 GB of index at ~6 KB per unit with 384-dim vectors),
-    and 512 banks' HNSW indexes inside an embedded Chroma (~1 GB).
+    size, 250,000 loaded units in all (about 1.5 GB of index at ~6 KB per unit with 384-dim vectors).
+
+    Chroma's own memory is not bounded here. Its ``chroma_segment_cache_policy="LRU"`` /
+    ``chroma_memory_limit_bytes`` settings are read only by the legacy Python segment API; the
+    default embedded client (chromadb 1.x Rust bindings) keeps up to ``RLIMIT_NOFILE // 5``
+    collections' HNSW indexes loaded (~2 MB each measured with 384 dims). Lowering that bound is not
+    safe in chromadb 1.5.9: with a bound of 512 (and of 16), reading a small collection's vectors
+    after Chroma evicted its index failed with "Error creating hnsw segment reader: Nothing found on
+    disk" (measured). Chroma's default bound takes the same eviction path once more collections than
+    it are open; that was not measured here.
 
     Example:
         >>> from hindsight_core import MemoryEngine
@@ -65,9 +73,6 @@ class CacheConfig(BaseModel):
                          description="Threads running background reflection and consolidation for every bank.")
     snapshots: bool = Field(True, description="Persist large banks' derived indexes beside an embedded store so they "
                                               "reopen without a rebuild (storage/snapshot.py).")
-    chroma_hnsw_cache: int | None = Field(
-        512, ge=1, description="Banks whose HNSW index an embedded Chroma keeps loaded (~2 MB each); None keeps "
-                               "Chroma's own bound (open-file limit / 5). See storage/_chroma_cache.py.")
     snapshot_min_units: int = Field(SNAPSHOT_MIN_UNITS, ge=0,
                                     description="Banks smaller than this are not snapshotted (they rebuild in ms).")
 

@@ -46,9 +46,9 @@ class MemoryEngine:
             one they run on rules and extractive clustering. Settable later: ``engine.llm = model``.
         read_only: ``None`` (default) opens a folder this process cannot write read-only; ``True``
             always opens it read-only (recall, get and export work; writes raise ``StorageError``).
-        cache: A :class:`~hindsight_core._bank_cache.CacheConfig`: how many banks (and units) stay
-            loaded, the background pool's size, Chroma's HNSW cache and index snapshots. Defaults:
-            1,000 banks, 250,000 units, 4 background threads, 512 Chroma indexes, snapshots on.
+        cache: A :class:`~hindsight_core.CacheConfig`: how many banks (and units) stay
+            loaded, the background pool's size and index snapshots. Defaults: 1,000 banks,
+            250,000 units, 4 background threads, snapshots on (embedded stores).
 
     Nothing is opened or loaded until first use, so constructing an engine is free.
     Use :meth:`ephemeral` for an in-memory engine and :meth:`from_http` for a Chroma server.
@@ -84,8 +84,7 @@ class MemoryEngine:
         if read_only is not None and not isinstance(read_only, bool):
             raise InvalidInputError(f"read_only must be True, False or None, not {read_only!r}")
         self.cache_config = cache or CacheConfig()
-        self._store_factory = _store_factory or (lambda: ChromaStore.persistent(
-            self.path, read_only=read_only, hnsw_cache=self.cache_config.chroma_hnsw_cache))
+        self._store_factory = _store_factory or (lambda: ChromaStore.persistent(self.path, read_only=read_only))
         self._store: ChromaStore | None = None
         self.reflector = reflector or RuleReflector()
         self.llm = llm
@@ -169,7 +168,7 @@ class MemoryEngine:
         if self._snapshots is not None:
             try:
                 self._snapshots.save(bank_id, index)
-            except OSError as exc:  # a snapshot is an optimisation: the next open rebuilds
+            except Exception as exc:  # noqa: BLE001 - a snapshot is an optimisation: the next open rebuilds
                 logging.getLogger("hindsight.snapshot").warning("could not snapshot bank %r: %s", bank_id, exc)
 
     def _queue(self, bank_id: str) -> BackgroundQueue:

@@ -141,13 +141,11 @@ class ChromaStore:
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
-    def persistent(cls, path: str, *, read_only: bool | None = None,
-                   hnsw_cache: int | None = None) -> "ChromaStore":
+    def persistent(cls, path: str, *, read_only: bool | None = None) -> "ChromaStore":
         """The embedded store in folder ``path``, created (crash-safely) if missing.
 
         ``read_only=None`` opens a folder this process cannot write read-only; ``True`` always does.
         A read-only store is read from a private copy: recall, get and export work, writes raise.
-        ``hnsw_cache``: collections whose HNSW index Chroma keeps loaded (see ``storage/_chroma_cache.py``).
         """
         import chromadb
         from chromadb.config import Settings
@@ -169,10 +167,6 @@ class ChromaStore:
         try:
             _folder_init.prepare_folder(path)  # a kill at any moment of a creation leaves a folder that opens
             client = chromadb.PersistentClient(path=path, settings=Settings(anonymized_telemetry=False))
-            if hnsw_cache is not None:
-                from hindsight_core.storage._chroma_cache import bound_hnsw_cache
-
-                bound_hnsw_cache(client, hnsw_cache)
             client.list_collections(limit=1)
         except StorageError:
             _folder_lock.release(lock)

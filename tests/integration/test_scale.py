@@ -313,18 +313,3 @@ def test_small_banks_and_deleted_banks_leave_no_snapshot(tmp_path):
     assert not engine._snapshots.path_for("big").exists()
     engine.close()
 
-
-def test_embedded_chroma_keeps_a_bounded_number_of_hnsw_indexes(tmp_path):
-    import resource
-
-    engine = MemoryEngine(tmp_path / "store", embedder=HashEmbedder(), cache=CacheConfig(chroma_hnsw_cache=4))
-    for n in range(12):
-        engine.bank(f"u{n}").capture_many([f"user {n} fact {i}" for i in range(3)])
-    own_bound = resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 5
-    assert engine.store.client._server.hnsw_cache_size == min(4, own_bound)
-    engine.close()
-    again = MemoryEngine(tmp_path / "store", embedder=HashEmbedder(), cache=CacheConfig(chroma_hnsw_cache=4))
-    assert [again.bank(f"u{n}").count() for n in range(12)] == [3] * 12
-    assert sorted(u.text for u in again.bank("u3").recall("user 3 fact", k=3, include_history=True).units) == [
-        "user 3 fact 0", "user 3 fact 1", "user 3 fact 2"]
-    again.close()
