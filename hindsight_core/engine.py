@@ -42,6 +42,9 @@ class MemoryEngine:
             one they run on rules and extractive clustering. Settable later: ``engine.llm = model``.
         read_only: ``None`` (default) opens a folder this process cannot write read-only; ``True``
             always opens it read-only (recall, get and export work; writes raise ``StorageError``).
+        secure_delete: After ``delete``/``delete_bank`` wipe the deleted bytes from every file of
+            the folder (default). It rewrites ``chroma.sqlite3`` per delete call (seconds for a
+            store of many thousand units); ``False`` leaves them in SQLite's free pages until reused.
 
     Nothing is opened or loaded until first use, so constructing an engine is free.
     Use :meth:`ephemeral` for an in-memory engine and :meth:`from_http` for a Chroma server.
@@ -62,6 +65,7 @@ class MemoryEngine:
         reflector: Any = None,
         llm: Any = None,
         read_only: bool | None = None,
+        secure_delete: bool = True,
         _store_factory: Any = None,
     ) -> None:
         if not isinstance(path, (str, os.PathLike)):
@@ -73,7 +77,10 @@ class MemoryEngine:
         self.embedder: Embedder = resolve_embedder(embedder)
         if read_only is not None and not isinstance(read_only, bool):
             raise InvalidInputError(f"read_only must be True, False or None, not {read_only!r}")
-        self._store_factory = _store_factory or (lambda: ChromaStore.persistent(self.path, read_only=read_only))
+        if not isinstance(secure_delete, bool):
+            raise InvalidInputError(f"secure_delete must be True or False, not {secure_delete!r}")
+        self._store_factory = _store_factory or (lambda: ChromaStore.persistent(
+            self.path, read_only=read_only, secure_delete=secure_delete))
         self._store: ChromaStore | None = None
         self.reflector = reflector or RuleReflector()
         self.llm = llm
