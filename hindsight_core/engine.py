@@ -51,9 +51,15 @@ class MemoryEngine:
 
     Deployment: an embedded folder serves one process (any number of threads); a second process
     opening it gets a :class:`~hindsight_core.errors.StorageError`, because Chroma's embedded
-    client is not process-safe. For several processes, run ``chroma run --path DIR`` and give each
-    one ``MemoryEngine.from_http(...)``: each process's in-memory index then catches up with what
-    the others wrote or deleted before it recalls or counts.
+    client is not process-safe. For several processes, serve a folder no process holds with
+    ``chroma run --path DIR`` and give each one ``MemoryEngine.from_http(...)``: every write is
+    recorded in the bank's change log in Chroma, so each process's next recall sees what the
+    others added, superseded, invalidated, archived or deleted, and a bank dropped and created
+    again elsewhere is opened afresh.
+
+    Threads: one documented lock order (``storage/rwlock.py``). Recalls of a bank share its read
+    lock; a capture embeds before it takes the write lock; loading a bank holds only that bank's
+    load lock; ``delete_bank`` during captures returns, and later captures get a fresh bank.
     """
 
     def __init__(
