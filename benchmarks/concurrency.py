@@ -10,6 +10,11 @@ For each loaded phase it reports recall p50/p95, the ratio of p95 to the single-
 (target: within 3x), errors (target 0) and lost writes (target 0): every capture the library
 acknowledged is read back afterwards, and each bank's count must equal seed + acknowledged writes.
 
+Each loaded phase also reports how long recalls waited for the bank's lock (p95, and its share
+of all recall time): what locking costs, apart from the CPU the threads share. With more busy
+threads than cores a CPU-bound recall slows by about threads/cores whatever the locking; compare
+``one_bank`` (one lock shared by all threads) with ``many_banks`` (no lock shared) to see locking.
+
 Banks are seeded with the turns of one LoCoMo conversation when the data is present (queries are
 its questions); otherwise with generated facts. The write load uses generated, distinct facts so
 none is merged as a duplicate.
@@ -53,6 +58,24 @@ def _corpus(conversation: int) -> tuple[list[dict[str, Any]], list[str], str]:
     return items, [q.question for q in conv.questions], f"LoCoMo conversation {conversation}"
 
 
+class _SeedMemo:
+    """The engine's embedder, remembering vectors while ``seeding`` so that every bank gets the same
+    seed for one embedding pass; off for the measured phases (queries and writes embed for real)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.seeding = True
+        self._memo: dict[str, Any] = {}
+
+    def embed(self, texts: Any) -> Any:
+        if not self.seeding:
+            return self.inner.embed(texts)
+        missing = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        if missing:
+            self._memo.update(zip(missing, self.inner.embed(missing)))
+        return np.stack([self._memo[t] for t in texts])
+
+
 def _pct(values: list[float], q: float) -> float:
     return round(float(np.percentile(values, q)), 1) if values else 0.0
 
@@ -61,6 +84,7 @@ def _load_phase(engine: Any, bank_ids: list[str], queries: list[str], threads: i
                 tag: str) -> dict[str, Any]:
     """``threads`` threads, thread n on ``bank_ids[n % len(bank_ids)]``, each ``ops`` x (capture, recall)."""
     latencies: list[float] = []
+    waits: list[float] = []  # of those, milliseconds each recall waited for the bank's lock
     errors: list[str] = []
     written: dict[str, list[str]] = {b: [] for b in bank_ids}
     guard = threading.Lock()
@@ -70,6 +94,7 @@ def _load_phase(engine: Any, bank_ids: list[str], queries: list[str], threads: i
         bank = engine.bank(bank_ids[n % len(bank_ids)])
         rng = random.Random(n)
         mine: list[float] = []
+        mine_wait: list[float] = []
         ids: list[str] = []
         try:
             start.wait()
@@ -79,13 +104,15 @@ def _load_phase(engine: Any, bank_ids: list[str], queries: list[str], threads: i
                     raise RuntimeError(f"capture {n}/{i} was not stored as a new unit: {result}")
                 ids.append(result.unit_id)
                 began = time.perf_counter()
-                bank.recall(rng.choice(queries), k=10)
+                result = bank.recall(rng.choice(queries), k=10)
                 mine.append((time.perf_counter() - began) * 1000)
+                mine_wait.append(float(result.trace.get("lock_wait_ms", 0.0)))
         except Exception as exc:  # noqa: BLE001 - counted and reported, never hidden
             with guard:
                 errors.append(f"{type(exc).__name__}: {exc}")
         with guard:
             latencies.extend(mine)
+            waits.extend(mine_wait)
             written[bank.id].extend(ids)
 
     pool = [threading.Thread(target=worker, args=(n,)) for n in range(threads)]
@@ -101,6 +128,7 @@ def _load_phase(engine: Any, bank_ids: list[str], queries: list[str], threads: i
         lost += len(set(ids) - found)
     return {"recalls": len(latencies), "captures": sum(map(len, written.values())),
             "recall_p50_ms": _pct(latencies, 50), "recall_p95_ms": _pct(latencies, 95),
+            "lock_wait_p95_ms": _pct(waits, 95), "lock_wait_share": round(sum(waits) / max(sum(latencies), 1e-9), 3),
             "errors": len(errors), "error_samples": errors[:3], "lost_writes": lost,
             "written": {b: len(ids) for b, ids in written.items()},
             "ops_per_s": round(2 * sum(map(len, written.values())) / took, 1)}
@@ -118,11 +146,15 @@ def run(*, threads: int = 8, ops: int = 40, conversation: int = 3, embedder: Any
     items = items[:seed] if seed is not None else items
     # no background consolidation: every unit counted afterwards is one this benchmark wrote
     quiet = validate_options(BankConfig, BankConfig(), {"lifecycle": {"consolidate_every": 0, "consolidate_after_s": 0}})
-    engine = MemoryEngine.ephemeral(embedder=embedder, config=quiet)
-    engine.embedder.embed(["warm up"])
+    from hindsight_core.embeddings import resolve_embedder
+
+    memo = _SeedMemo(resolve_embedder(embedder))
+    engine = MemoryEngine.ephemeral(embedder=memo, config=quiet)
     bank_ids = [f"load-{n}" for n in range(threads)]
     for bank_id in bank_ids:  # every bank holds the same seed, so phases compare like with like
         engine.bank(bank_id).capture_many(items)
+    memo.seeding = False
+    engine.embedder.embed(["warm up"])
     seeded = {b: engine.bank(b).count() for b in bank_ids}
     one = engine.bank(bank_ids[0])
     for q in queries[:5]:

@@ -1,21 +1,17 @@
-"""Lifecycle hooks the bank calls on capture, recall and delete, and the per-bank lifecycle state.
+"""Lifecycle hooks the bank calls on capture and recall.
 
-Kept apart so ``bank.py`` stays readable: each hook is one call there. The state (units since the
-last consolidation, pending activity updates) lives in memory beside the bank's live index and
-goes with it; everything durable is in Chroma.
+Kept apart so ``bank.py`` stays readable: each hook is one call there. The per-bank state (units
+since the last consolidation, pending activity updates) is in :mod:`hindsight_core._bank_state`,
+on the bank's live index; everything durable is in Chroma.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
 import time
-import weakref
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from hindsight_core.errors import HindsightError
+from hindsight_core._bank_state import BankState, flush_activity, schedule, state
 from hindsight_core.models import MemoryKind, MemoryStatus
 
 if TYPE_CHECKING:
@@ -25,46 +21,10 @@ if TYPE_CHECKING:
 __all__ = ["BankState", "state", "after_capture", "filter_candidates", "record_recall", "flush_activity",
            "schedule", "OVER_FETCH"]
 
-log = logging.getLogger("hindsight.lifecycle")
-
 #: Extra candidates recall asks for, so that hiding low-confidence beliefs still leaves ``k`` hits.
 OVER_FETCH = 5
 _WEAK_KINDS = frozenset({MemoryKind.OBSERVATION.value, MemoryKind.SKILL.value})
 _ACTIVE = MemoryStatus.ACTIVE.value
-
-
-@dataclass
-class BankState:
-    new_since: int = 0  # units captured since the last consolidation run
-    last_run: float = field(default_factory=time.monotonic)
-    watermark: int = -1  # highest seq a consolidation run has read
-    active: int | None = None  # archivable active units (estimate between sweeps)
-    pending: dict[str, list[Any]] = field(default_factory=dict)  # id -> [activity, hits, last_hit_ts]
-    last_hit: dict[str, float] = field(default_factory=dict)  # id -> epoch of its last hit (this process)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-_STATES: "weakref.WeakKeyDictionary[Any, BankState]" = weakref.WeakKeyDictionary()
-_STATES_LOCK = threading.Lock()
-
-
-def state(bank: "MemoryBank") -> BankState:
-    index = bank._index
-    with _STATES_LOCK:
-        st = _STATES.get(index)
-        if st is None:
-            st = _STATES[index] = BankState()
-        return st
-
-
-def schedule(bank: "MemoryBank", key: str, job: Callable[[], object]) -> bool:
-    """Run ``job`` in the bank's background queue; never blocks or fails the caller."""
-    try:
-        bank._engine._queue(bank.id).submit(f"lifecycle:{key}", job, block_s=0.0)
-        return True
-    except HindsightError as exc:  # full or closing: the next trigger tries again
-        log.warning("lifecycle job %s for bank %s not queued: %s", key, bank.id, exc)
-        return False
 
 
 def after_capture(bank: "MemoryBank", new: int) -> None:
@@ -135,31 +95,6 @@ def record_recall(bank: "MemoryBank", hit_ids: list[str], trace: dict[str, Any])
             light.activity = round(light.activity * cfg.scan_decay, 6)
             st.pending.setdefault(uid, [light.activity, 0, None])[0] = light.activity
     schedule(bank, "activity", lambda: flush_activity(bank))
-
-
-def flush_activity(bank: "MemoryBank") -> int:
-    """Write pending activity updates in one Chroma call; returns how many units were updated."""
-    index = bank._index
-    st = state(bank)
-    with index.lock:
-        with st.lock:
-            pending, st.pending = st.pending, {}
-        ids = [i for i in pending if i in index.units]
-        if not ids:
-            return 0
-        found = index.store.get(index.collection, ids)
-        ids = [i for i in ids if i in found]
-        metas = []
-        for uid in ids:
-            activity, hits, last = pending[uid]
-            meta: dict[str, Any] = {"activity": float(activity)}
-            if hits:
-                meta["hit_count"] = int(found[uid][1].get("hit_count", 0)) + int(hits)
-                meta["last_hit_at"] = float(last)
-            metas.append(meta)
-        if ids:
-            index.store.update_metadata(index.collection, ids, metas)
-    return len(ids)
 
 
 def now_utc() -> datetime:

@@ -560,10 +560,13 @@ class MemoryBank:
         request = RetrievalRequest(query=query, vector=vector, as_of=now.timestamp(),
                                    k=min(k + len(excluded) + OVER_FETCH, 1000),
                                    statuses=frozenset(statuses), kinds=searchable, session_id=session_id)
+        waited = time.perf_counter()
         with index.lock.read():  # shared: recalls never wait for each other, nor for a capture's embedding
+            waited = time.perf_counter() - waited
             candidates, trace = retrieve(request, index, cfg)
             candidates = filter_candidates(self, [c for c in candidates if c.id not in excluded], k, trace)
             directive_ids = sorted(index.directives, key=lambda i: index.units[i].seq)
+        trace["lock_wait_ms"] = round(waited * 1000, 2)  # time spent waiting for a write to finish
         units = {u.id: u for u in self.get_many([c.id for c in candidates] + directive_ids)}
         directives = tuple(units[i] for i in directive_ids if i in units)
         if max_tokens is not None:  # standing rules first, as many as the budget holds

@@ -49,15 +49,24 @@ class MemoryEngine:
         cache: A :class:`~hindsight_core.CacheConfig`: how many banks (and units) stay
             loaded, the background pool's size and index snapshots. Defaults: 1,000 banks,
             250,000 units, 4 background threads, snapshots on (embedded stores).
+        secure_delete: After ``delete``/``delete_bank`` wipe the deleted bytes from every file of
+            the folder (default). It rewrites ``chroma.sqlite3`` per delete call (seconds for a
+            store of many thousand units); ``False`` leaves them in SQLite's free pages until reused.
 
     Nothing is opened or loaded until first use, so constructing an engine is free.
     Use :meth:`ephemeral` for an in-memory engine and :meth:`from_http` for a Chroma server.
 
     Deployment: an embedded folder serves one process (any number of threads); a second process
     opening it gets a :class:`~hindsight_core.errors.StorageError`, because Chroma's embedded
-    client is not process-safe. For several processes, run ``chroma run --path DIR`` and give each
-    one ``MemoryEngine.from_http(...)``: each process's in-memory index then catches up with what
-    the others wrote or deleted before it recalls or counts.
+    client is not process-safe. For several processes, serve a folder no process holds with
+    ``chroma run --path DIR`` and give each one ``MemoryEngine.from_http(...)``: every write is
+    recorded in the bank's change log in Chroma, so each process's next recall sees what the
+    others added, superseded, invalidated, archived or deleted, and a bank dropped and created
+    again elsewhere is opened afresh.
+
+    Threads: one documented lock order (``storage/rwlock.py``). Recalls of a bank share its read
+    lock; a capture embeds before it takes the write lock; loading a bank holds only that bank's
+    load lock; ``delete_bank`` during captures returns, and later captures get a fresh bank.
     """
 
     def __init__(
@@ -70,6 +79,7 @@ class MemoryEngine:
         llm: Any = None,
         read_only: bool | None = None,
         cache: CacheConfig | None = None,
+        secure_delete: bool = True,
         _store_factory: Any = None,
     ) -> None:
         if not isinstance(path, (str, os.PathLike)):
@@ -84,7 +94,10 @@ class MemoryEngine:
         if read_only is not None and not isinstance(read_only, bool):
             raise InvalidInputError(f"read_only must be True, False or None, not {read_only!r}")
         self.cache_config = cache or CacheConfig()
-        self._store_factory = _store_factory or (lambda: ChromaStore.persistent(self.path, read_only=read_only))
+        if not isinstance(secure_delete, bool):
+            raise InvalidInputError(f"secure_delete must be True or False, not {secure_delete!r}")
+        self._store_factory = _store_factory or (lambda: ChromaStore.persistent(
+            self.path, read_only=read_only, secure_delete=secure_delete))
         self._store: ChromaStore | None = None
         self.reflector = reflector or RuleReflector()
         self.llm = llm

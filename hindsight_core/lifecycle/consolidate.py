@@ -130,7 +130,7 @@ def consolidate(bank: "MemoryBank", *, llm: Any = None, max_units: int | None = 
                 prompt: Callable[..., list[tuple[str, str]]] | None = None, full: bool = False) -> ConsolidationReport:
     """One consolidation run over the bank's newest unconsolidated units (see the module docstring)."""
     from hindsight_core._capture import prepare
-    from hindsight_core._lifecycle_ops import state
+    from hindsight_core._bank_state import state
     from hindsight_core.lifecycle._llm import configured_llm
     from hindsight_core.prompts import consolidate as consolidate_prompt
 

@@ -132,7 +132,7 @@ def _write_digest(bank: "MemoryBank", month: str, member_ids: Iterable[str], exi
 
 def enforce_budget(bank: "MemoryBank", budget: int | None = None, *, now: datetime | None = None) -> ForgetReport:
     """Archive the least active units when the bank holds more active ones than ``budget``."""
-    from hindsight_core._lifecycle_ops import flush_activity, state
+    from hindsight_core._bank_state import flush_activity, state
 
     cfg = bank.config.lifecycle
     budget = cfg.active_budget if budget is None else int(budget)
@@ -175,7 +175,7 @@ def enforce_budget(bank: "MemoryBank", budget: int | None = None, *, now: dateti
 def scrub(bank: "MemoryBank", unit_id: str) -> None:
     """Before a hard delete: remove ``unit_id`` from digests and evidence lists that name it, and make
     a belief it had superseded current again (the newer statement is being taken back)."""
-    from hindsight_core._lifecycle_ops import state
+    from hindsight_core._bank_state import state
 
     index = bank._index
     with index.lock:

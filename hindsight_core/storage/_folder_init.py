@@ -9,6 +9,10 @@ earlier version (only Chroma's tables, no bank in it) is moved aside and built a
 
 Read-only folders (or ``read_only=True``) are opened from a private copy, so Chroma's start-up
 writes never touch the original; writes then raise a :class:`StorageError` that says so.
+
+:func:`prepare_folder` opens ``chroma.sqlite3`` with Python's SQLite, so it runs only before
+Chroma (whose Rust core links another SQLite) has the file open in this process: two SQLite
+libraries on one file in one process defeat each other's locks.
 """
 
 from __future__ import annotations

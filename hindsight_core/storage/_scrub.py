@@ -14,18 +14,25 @@ write of a deleted unit (its text and metadata) until it is purged. After a dele
 
 The cost is a rewrite of ``chroma.sqlite3`` per delete call (about the time to copy the file).
 A Chroma server's folder is the server's: this runs for embedded folders only.
+
+It runs in a child process (:func:`scrub_in_child`): Chroma's Rust core links its own SQLite, and
+two SQLite libraries in one process on one file defeat each other's POSIX locks (closing one
+connection drops the other's locks), so the wipe never opens ``chroma.sqlite3`` in-process.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 import uuid
 from typing import Iterable
 
-__all__ = ["scrub_folder"]
+__all__ = ["scrub_folder", "scrub_in_child"]
 
 log = logging.getLogger("hindsight.storage")
 
@@ -33,6 +40,7 @@ _DB = "chroma.sqlite3"
 _BUSY_TIMEOUT_S = 30.0  # Chroma's own connection may be mid-write
 _DELETE = 3  # Chroma's operation code for a delete in embeddings_queue
 _CHUNK = 500  # ids per SQL statement (under SQLite's variable limit)
+_CHILD_TIMEOUT_S = 600.0  # a VACUUM of a very large store takes a while
 
 
 def _is_uuid(name: str) -> bool:
@@ -86,3 +94,22 @@ def scrub_folder(path: str, deleted_ids: Iterable[str] = ()) -> None:
         full = os.path.join(path, name)
         if _is_uuid(name) and name not in segments and os.path.isdir(full):
             shutil.rmtree(full, ignore_errors=True)  # a dropped collection's vector segment
+
+
+def scrub_in_child(path: str, deleted_ids: Iterable[str] = ()) -> None:
+    """Run :func:`scrub_folder` in a fresh interpreter (stdlib only: it starts in milliseconds).
+
+    Raises:
+        RuntimeError: the child failed; its last error line is in the message.
+    """
+    payload = json.dumps({"path": path, "ids": list(deleted_ids)})
+    done = subprocess.run([sys.executable, "-I", os.path.abspath(__file__)], input=payload, text=True,
+                          capture_output=True, timeout=_CHILD_TIMEOUT_S)
+    if done.returncode != 0:
+        lines = (done.stderr or "").strip().splitlines()
+        raise RuntimeError(lines[-1] if lines else f"exit status {done.returncode}")
+
+
+if __name__ == "__main__":  # the child of scrub_in_child
+    request = json.loads(sys.stdin.read())
+    scrub_folder(request["path"], request["ids"])

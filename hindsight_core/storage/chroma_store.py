@@ -133,6 +133,7 @@ class ChromaStore:
         self._logs: dict[str, Any] = {}  # bank collection id -> its change-log collection
         self._scrub_pending = False  # a wipe of deleted data failed and is to be retried
         self.read_only = False  # opened read-only: every write raises (see ``persistent``)
+        self.secure_delete = False  # wipe deleted bytes from the folder's files (embedded folders only)
         self._copy: str | None = None  # the private copy a read-only store reads
         self._server = server
         self.description = description
@@ -141,7 +142,7 @@ class ChromaStore:
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
-    def persistent(cls, path: str, *, read_only: bool | None = None) -> "ChromaStore":
+    def persistent(cls, path: str, *, read_only: bool | None = None, secure_delete: bool = True) -> "ChromaStore":
         """The embedded store in folder ``path``, created (crash-safely) if missing.
 
         ``read_only=None`` opens a folder this process cannot write read-only; ``True`` always does.
@@ -165,7 +166,8 @@ class ChromaStore:
             return store
         lock = _folder_lock.acquire(path)  # one process per folder; see storage/_folder_lock.py
         try:
-            _folder_init.prepare_folder(path)  # a kill at any moment of a creation leaves a folder that opens
+            if _folder_lock.holders(lock) <= 1:  # first opener in this process; see _folder_init on SQLite
+                _folder_init.prepare_folder(path)  # a kill at any moment of a creation leaves a folder that opens
             client = chromadb.PersistentClient(path=path, settings=Settings(anonymized_telemetry=False))
             client.list_collections(limit=1)
         except StorageError:
@@ -178,7 +180,9 @@ class ChromaStore:
                 "compatible chromadb, and not in use by an incompatible version? Point `path` to a new folder "
                 "to start fresh."
             ) from exc
-        return cls(client, description=f"embedded Chroma at {path}", folder_lock=lock, path=path)
+        store = cls(client, description=f"embedded Chroma at {path}", folder_lock=lock, path=path)
+        store.secure_delete = secure_delete
+        return store
 
     @classmethod
     def ephemeral(cls) -> "ChromaStore":
@@ -449,12 +453,12 @@ class ChromaStore:
         A failure is logged, not raised: the delete has happened; the next delete or ``close()``
         scrubs again.
         """
-        if self.path is None or self._folder_lock is None:
+        if self.path is None or self._folder_lock is None or not self.secure_delete:
             return
-        from hindsight_core.storage._scrub import scrub_folder
+        from hindsight_core.storage._scrub import scrub_in_child
 
         try:
-            scrub_folder(self.path, deleted_ids)
+            scrub_in_child(self.path, deleted_ids)
             self._scrub_pending = False
         except Exception as exc:  # noqa: BLE001
             self._scrub_pending = True

@@ -63,6 +63,7 @@ class LiveIndex:
         self.lock = BankLock()
         self.dropped = False
         self.journal: Any = None  # the running capture's undo journal (set under the write lock)
+        self.lifecycle_state: Any = None  # the bank's lifecycle counters (hindsight_core._bank_state)
         self.cursor = 0  # newest change-log time seen (ns); see catch_up
         self._applied: dict[str, int] = {}  # unit id -> change-log time already taken in
 

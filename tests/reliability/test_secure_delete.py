@@ -50,3 +50,12 @@ def test_deleted_units_and_banks_leave_no_readable_trace(tmp_path):
     bank.capture("After reopening, writes still work.")
     assert bank.count() == 22
     reopened.close()
+
+
+def test_secure_delete_can_be_turned_off_for_speed(tmp_path):
+    folder = tmp_path / "store"
+    engine = MemoryEngine(folder, embedder=HashEmbedder(dim=64), secure_delete=False)
+    gone = engine.bank("b").capture("The courier code word is Zorblaxian tangerine.").unit_id
+    engine.bank("b").delete(gone)
+    engine.close()
+    assert _files_with(folder, ["Zorblaxian"])  # still in free pages: the documented trade-off

@@ -1,0 +1,81 @@
+"""Per-bank lifecycle state (kept in memory on the bank's index) and its background writes.
+
+Below both the bank's hooks (``_lifecycle_ops``) and the lifecycle services (consolidation,
+forgetting), so neither imports the other through it. ``BankState.lock`` is a leaf lock: nothing
+else is acquired while it is held.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from hindsight_core.errors import HindsightError
+
+if TYPE_CHECKING:
+    from hindsight_core.bank import MemoryBank
+
+__all__ = ["BankState", "state", "schedule", "flush_activity"]
+
+log = logging.getLogger("hindsight.lifecycle")
+
+
+@dataclass
+class BankState:
+    new_since: int = 0  # units captured since the last consolidation run
+    last_run: float = field(default_factory=time.monotonic)
+    watermark: int = -1  # highest seq a consolidation run has read
+    active: int | None = None  # archivable active units (estimate between sweeps)
+    pending: dict[str, list[Any]] = field(default_factory=dict)  # id -> [activity, hits, last_hit_ts]
+    last_hit: dict[str, float] = field(default_factory=dict)  # id -> epoch of its last hit (this process)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_STATES_LOCK = threading.Lock()
+
+
+def state(bank: "MemoryBank") -> BankState:
+    """The bank's lifecycle state; it lives on the bank's index and goes with it."""
+    index = bank._index
+    with _STATES_LOCK:
+        if index.lifecycle_state is None:
+            index.lifecycle_state = BankState()
+        return index.lifecycle_state
+
+
+def schedule(bank: "MemoryBank", key: str, job: Callable[[], object]) -> bool:
+    """Run ``job`` in the bank's background queue; never blocks or fails the caller."""
+    try:
+        bank._engine._queue(bank.id).submit(f"lifecycle:{key}", job, block_s=0.0)
+        return True
+    except HindsightError as exc:  # full or closing: the next trigger tries again
+        log.warning("lifecycle job %s for bank %s not queued: %s", key, bank.id, exc)
+        return False
+
+
+def flush_activity(bank: "MemoryBank") -> int:
+    """Write pending activity updates in one Chroma call; returns how many units were updated."""
+    index = bank._index
+    st = state(bank)
+    with index.lock:
+        with st.lock:
+            pending, st.pending = st.pending, {}
+        ids = [i for i in pending if i in index.units]
+        if not ids:
+            return 0
+        found = index.store.get(index.collection, ids)
+        ids = [i for i in ids if i in found]
+        metas = []
+        for uid in ids:
+            activity, hits, last = pending[uid]
+            meta: dict[str, Any] = {"activity": float(activity)}
+            if hits:
+                meta["hit_count"] = int(found[uid][1].get("hit_count", 0)) + int(hits)
+                meta["last_hit_at"] = float(last)
+            metas.append(meta)
+        if ids:
+            index.store.update_metadata(index.collection, ids, metas)
+    return len(ids)
