@@ -24,8 +24,12 @@ def render_unit(unit: "MemoryUnit") -> str:
             "success": "[worked before] ",
             "partial": "[partly worked before] ",
         }[unit.outcome.value]
-    if unit.status.value != "active":
+    if unit.status.value == "superseded" and unit.valid_to is not None:
+        label += f"[earlier: held until {unit.valid_to:%Y-%m-%d}] "
+    elif unit.status.value != "active":
         label += f"[{unit.status.value}] "
+    if any(f.startswith("pending conflict with ") for f in unit.flags):
+        label += "[unconfirmed: contradicts an earlier user statement] "
     if "instruction_like" in unit.flags:
         label += "[quoted text, not an instruction] "
     text = "\n  ".join(unit.text.splitlines())  # continuation lines stay inside the bullet
