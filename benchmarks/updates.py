@@ -169,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     _print(res, args.fails)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(res, indent=2))
+        published = {k: v for k, v in res.items() if k != "fails"}  # no dev-set text in published figures
+        Path(args.out).write_text(json.dumps(published, indent=2))
     return 0
 
 

@@ -64,8 +64,12 @@ def render_unit(unit: "MemoryUnit") -> str:
             "partial": "[partly worked before] ",
             "unknown": "[past attempt, outcome unknown] ",
         }[unit.outcome.value]
-    if unit.status.value != "active":
+    if unit.status.value == "superseded" and unit.valid_to is not None:
+        label += f"[earlier: held until {unit.valid_to:%Y-%m-%d}] "
+    elif unit.status.value != "active":
         label += f"[{unit.status.value}] "
+    if any(f.startswith("pending conflict with ") for f in unit.flags):
+        label += "[unconfirmed: contradicts an earlier user statement] "
     if "instruction_like" in unit.flags:
         label += "[quoted text, not an instruction] "
     return f"- [{when}] {label}{escape_text(unit.text)}"

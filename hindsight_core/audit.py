@@ -20,6 +20,7 @@ check                         severity  meaning
 ``confidence_jump``           medium    confidence well above what its source and repeats explain
 ``heavy_supersession``        medium    a belief replaced ``churn`` times or more (contested)
 ``contested_entity``          medium    an entity with ``churn`` or more superseded/invalidated units
+``pending_conflict``          medium    a lower-trust source (agent, llm, tool) contradicts a user's fact
 ``uncorroborated_draft``      low       a model-written draft no user or tool has confirmed
 ============================  ========  ==========================================================
 
@@ -44,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from hindsight_core._capture import SOURCE_CONFIDENCE
 from hindsight_core.errors import InvalidInputError
 from hindsight_core._capture import RULE_KINDS, RULE_SOURCES
+from hindsight_core.lifecycle.belief_trust import pending_challengers
 from hindsight_core.lifecycle.gate import looks_like_instruction
 from hindsight_core.lifecycle.injection import injection_reasons
 from hindsight_core.lifecycle.pii import redact, redact_value
@@ -163,6 +165,11 @@ def audit_bank(
             report(seq, unit_id, "confidence_jump", "medium",
                    f"confidence {unit.confidence:.2f} is far above the {expected:.2f} its source "
                    f"({unit.source.value}) and {unit.mention_count} mention(s) explain", doc)
+        for challenger, source in pending_challengers(unit):
+            if unit.status is MemoryStatus.ACTIVE:
+                report(seq, unit_id, "pending_conflict", "medium",
+                       f"unit {challenger} ({source}) contradicts this user statement; not superseded until a "
+                       "user confirms or a second source agrees", doc)
         if unit.status is MemoryStatus.DRAFT and now - unit.created_at >= draft_grace:
             report(seq, unit_id, "uncorroborated_draft", "low",
                    f"model-written draft from {unit.created_at:%Y-%m-%d} never corroborated by a user or tool", doc)

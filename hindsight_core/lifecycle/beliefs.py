@@ -80,7 +80,8 @@ _HISTORY = re.compile(
 
 _BATCH_NEIGHBOURS = 8  # earlier units of the same capture batch checked per new belief
 _ENTITY_CAP = 50  # an entity named by more units than this (a team, a city) does not pick candidates
-_ENTITY_MIN_SIM = 0.35  # cosine from which a stored fact naming the same rare entity is compared
+_ENTITY_MIN_SIM = 0.25  # cosine from which a stored fact naming the same rare entity is compared
+_TEMPLATE_MIN_SIM = 0.35  # word-by-word rules apply from here (as for the entity neighbours before)
 _JUDGE_MIN_SIM = 0.6  # the LLM judge is asked only about pairs this close that the rules leave open
 _JUDGE_CACHE_SIZE = 4096  # LLM verdicts kept per model, keyed by the two texts
 
@@ -270,7 +271,7 @@ def _effective(newer: MemoryUnit) -> datetime:
 def _decide(older: str, newer: str, sim: float, strict_min_sim: float, llm: Any) -> tuple[str | None, bool]:
     """``(reason, by the slot rules)``: the template rules on close pairs, then the slot rules
     (:func:`~hindsight_core.lifecycle.update_rules.judge_update`), then the LLM on ambiguous pairs."""
-    reason = contradicts(older, newer) if sim >= strict_min_sim else None
+    reason = contradicts(older, newer) if sim >= min(strict_min_sim, _TEMPLATE_MIN_SIM) else None
     if reason is not None:
         return reason, False
     reason = judge_update(older, newer, sim)
@@ -384,8 +385,8 @@ def supersede_on_capture(
             reason, by_slots = _decide(older.text, newer.text, sim, cfg.contradiction_min_sim,
                                        llm if slot_updates == 0 and best_slot is None else None)
             if (reason is None or (by_slots and (slot_updates or best_slot not in (None, uid)))
-                    or (dated and not by_slots)):
-                continue  # (two dated events are both true unless the slot rules read a change)
+                    or (dated and not (by_slots and update_cue(newer.text) in ("correction", "effective")))):
+                continue  # two dated events are both true, unless the later one corrects or reschedules
             slot_updates += 1  # one slot-rule update per fact, and none beside a template update
             if may_supersede(older.source, newer.source) or corroborated(older, newer):
                 old, new = _supersede(older, newer, reason)

@@ -106,6 +106,8 @@ def content(text: str) -> tuple[str, ...]:
     out = []
     for tok in _TOKEN.findall(text.lower()):
         tok = tok.rstrip(".,:/")
+        if tok[:1] in "$€£" or tok[:1].isdigit():  # "$40k" is "40k", "1,600" is "1600"
+            tok = tok.lstrip("$€£").replace(",", "")
         if not tok or tok in STOP:
             continue
         tok = _stem(tok)

@@ -82,11 +82,11 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(no longer|anymore|any more|instead|moved?|moving|switch\w*|chang\w+|migrat\w+|relocat\w+|replac\w+|"
         r"renam\w+|upgrad\w+|downgrad\w+|reassign\w*|handed|hand(ed)? over|took over|taken over|taking over|promot\w*|"
         r"promo|went (up|down)|up to|down to|cut|rais\w+|lower\w*|bump\w*|trimm\w*|increas\w+|decreas\w+|reduc\w+|"
-        r"dropp\w+|pull\w*|kill\w*|quit|left|gave|retir\w+|cancell?ed for good|reshuffl\w+|cutover|rolled out|"
-        r"transferr?\w*|now|these days|from now on|going forward|new|finally|switched|started|reorg|update[ds]?|"
-        r"is live|went live|done|finished|landed|rebook\w*|reschedul\w*|postpon\w*|push(ed)? (back|out)|extend\w*|"
+        r"dropp\w+|pull\w*|kill\w*|quit|retir\w+|cancell?ed for good|reshuffl\w+|cutover|rolled out|"
+        r"transferr?\w*|now|these days|from now on|going forward|new|finally|switched|reorg|update[ds]?|"
+        r"is live|went live|landed|rebook\w*|reschedul\w*|postpon\w*|push(ed)? (back|out)|extend\w*|"
         r"tighten\w*|loosen\w*|shorten\w*|lengthen\w*|revis\w*|adjust\w*|swap\w*|officially|overrul\w*|"
-        r"took|taking|handing)\b|→|->|=>", _F)),
+        r"handing)\b|→|->|=>", _F)),
     ("effective", re.compile(
         r"\b(as of|starting|starts|from (tomorrow|today|next|monday|tuesday|wednesday|thursday|friday|saturday|"
         r"sunday|the \d+)|effective|since)\b", _F)),

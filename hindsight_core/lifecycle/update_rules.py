@@ -36,14 +36,15 @@ __all__ = ["judge_update", "update_strength", "key_and_value", "RELATED_MIN_SIM"
 #: Cosine from which two statements sharing an attribute slot may be about the same thing even when
 #: the later one names the subject differently ("the main db" for "our primary Postgres instance").
 CLOSE_SIM = 0.55
-#: Cosine from which a pair is compared at all by the paraphrase rule (MiniLM: unrelated facts of one
-#: person or service sit around 0.2-0.4; reworded updates of one fact from about 0.35).
-RELATED_MIN_SIM = 0.35
+#: Cosine from which a pair is compared at all (MiniLM: a reworded update of one fact sits from
+#: about 0.25, e.g. a tool record against a sentence; the rules, not the cosine, then decide).
+RELATED_MIN_SIM = 0.25
+_PARALLEL_MAX = 14  # content words; longer texts are messages, not template facts
 #: Share of the earlier statement's key words the later text must repeat to be about the same key.
 KEY_COVERAGE = 0.5
 
 _VERB = re.compile(
-    r"\b(is|are|was|were|'s|'re|'m|am|has|have|runs?|lives?|listens?|leads?|uses?|takes?|prefers?|likes?|loves?|meets?|"
+    r"\b(is|are|was|were|'re|'m|am|has|have|runs?|lives?|listens?|leads?|uses?|takes?|prefers?|likes?|loves?|meets?|"
     r"sits?|ships?|costs?|gets?|eats?|sleeps?|works?|reads?|parks?|expires?|kicks?|starts?|happens?|coordinates?|"
     r"handles?|builds?|deploys?|pays?|keeps?|kept|do|does|drinks?|goes|go|serves?|stays?|lands?|volunteers?|owns?|"
     r"manages?|reports?|sends?|wants?|needs?|holds?|tops?|terminates?|stores?|hosts?|sync|syncs|arrives?|ends?|"
@@ -116,7 +117,7 @@ def _other_id(o: Reading, n: Reading) -> bool:
     return bool(ids_o and ids_n and not ids_o & ids_n)
 
 
-def _value_removed(value: tuple[str, ...], newer: str, n: Reading, key: tuple[str, ...] = ()) -> str:
+def _value_removed(value: tuple[str, ...], newer: str, n: Reading, key: tuple[str, ...] = (), older: str = "") -> str:
     """``gone`` when no value word recurs, ``named`` when one recurs next to a removal cue, ``kept``
     when all recur in a clause that also names the key (or anywhere, with no key), else ``partly``.
 
@@ -129,7 +130,7 @@ def _value_removed(value: tuple[str, ...], newer: str, n: Reading, key: tuple[st
     if not found:
         return "gone"
     clauses = split_clauses(newer)
-    if any(_near_removal(clause, found) for clause in clauses):
+    if any(_near_removal(clause, found, older) for clause in clauses):
         return "named"
     if len(found) < len(words):
         return "partly"
@@ -152,7 +153,7 @@ _GONE_AFTER = re.compile(r"(anymore|closed|was|were|fine|moving|moved|left|retir
 _GONE_WINDOW = 3  # words between the earlier value and the cue
 
 
-def _near_removal(clause: str, found: list[str]) -> bool:
+def _near_removal(clause: str, found: list[str], older: str = "") -> bool:
     """A removal cue next to a distinctive earlier value word ("don't use Jenkins anymore", "cut
     from 40k", "Tomas is moving over"); a bare month or unit does not count, and a value that acts
     ("Rhiannon changed her hours") is not removed."""
@@ -164,8 +165,9 @@ def _near_removal(clause: str, found: list[str]) -> bool:
         if not any(same_word(tok[0], v) or _number_like(v) and tok[0].strip("$€£.,") == v.strip("$€£.,")
                    for v in found):
             continue
-        before = words[max(0, i - _GONE_WINDOW):i]
-        after = words[i + 1:i + 1 + _GONE_WINDOW]
+        own = set(re.findall(r"[\w'’]+", older.lower()))  # "Someone left a box": its own verb, no removal
+        before = [b for b in words[max(0, i - _GONE_WINDOW):i] if b not in own]
+        after = [a for a in words[i + 1:i + 1 + _GONE_WINDOW] if a not in own or a in ("is", "was")]
         if any(_GONE_BEFORE.fullmatch(b) for b in before):
             return True
         if after and (_GONE_AFTER.fullmatch(after[0]) or (len(after) > 1 and after[0] in ("is", "was", "has", "got")
@@ -173,6 +175,57 @@ def _near_removal(clause: str, found: list[str]) -> bool:
             if not (after[0] in ("is", "isn't") and len(after) > 1 and not _GONE_AFTER.fullmatch(after[1])):
                 return True
     return False
+
+
+def _swapped(o: Reading, n: Reading) -> bool:
+    """Roles swapped: the later text opens with the earlier one's last word and names the earlier
+    one's first word after it ("Bruno's manager is Farah" / "Farah's manager is Yusuf")."""
+    if len(o.tokens) < 2 or len(n.tokens) < 2:
+        return False
+    first, last = o.tokens[0], o.tokens[-1]
+    return first != last and same_word(n.tokens[0], last) and any(same_word(first, t) for t in n.tokens[1:]) \
+        and not same_word(n.tokens[0], first)
+
+
+def _flipped(older: str, newer: str) -> bool:
+    """The earlier text's first word comes before its second in the earlier text and after it in the
+    later one ("Nadia's manager is Hana" / "Bruno's manager is now Nadia")."""
+    o_words, n_words = _raw_words(older), _raw_words(newer)
+    o_content = [w for w in o_words if w not in STOP]
+    if len(o_content) < 2:
+        return False
+    first, second = o_content[0], o_content[1]
+    at_first = [j for j, t in enumerate(n_words) if same_word(t, first)]
+    at_second = [j for j, t in enumerate(n_words) if same_word(t, second)]
+    return bool(at_first and at_second) and min(at_first) > min(at_second)
+
+
+def _parallel(o: Reading, n: Reading) -> bool:
+    """Two statements of one template ("The cafeteria serves ramen on Thursday." / "... risotto on
+    Monday."): the word-by-word rules of :func:`~hindsight_core.lifecycle.beliefs.contradicts` decide
+    those, since a slot reading cannot tell which of the changed words is the subject."""
+    a = [t for t in o.tokens if t not in _NOT_VALUE]
+    b = [t for t in n.tokens if t not in _NOT_VALUE]
+    if len(a) != len(b) or len(a) > _PARALLEL_MAX:
+        return False
+    same = sum(x == y for x, y in zip(a, b))
+    return same >= 2 and same * 2 >= min(len(a), len(b))
+
+
+def _shape(tok: str) -> str:
+    """The form of a value: ``id`` (pg-12, p3), ``version`` (1.29), ``number`` (5184) or ``word``."""
+    if not _number_like(tok):
+        return "word"
+    if any(c.isalpha() for c in tok):
+        return "id" if ("-" in tok or "_" in tok or tok[0].isalpha()) else "number"
+    return "version" if tok.count(".") >= 1 else "number"
+
+
+def _same_shape(value: tuple[str, ...], o: Reading, n: Reading) -> bool:
+    """The later text's new values include one of the earlier value's form."""
+    old = {_shape(v) for v in value if v not in _NOT_VALUE}
+    new = {_shape(t) for t in n.tokens if not _present(t, o) and t not in _NOT_VALUE}
+    return bool(old & new)
 
 
 def _new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
@@ -195,14 +248,15 @@ def _stem_word(w: str) -> str:
     return toks[0] if toks else w
 
 
-def _substituted(older: str, newer: str, missing: set[str]) -> bool:
+def _substituted(older: str, newer: str, missing: set[str], value: tuple[str, ...] = ()) -> bool:
     """A subject word of the earlier text is replaced by another word right before the same next
     word: "the *data* team's budget" / "*ML* team's budget", "*Priya* leads" / "*Hiroshi* now leads"."""
     o_words, n_words = _raw_words(older), _raw_words(newer)
     for i, w in enumerate(o_words):
         if w not in missing:
             continue
-        nxt = next((t for t in o_words[i + 1:] if t not in STOP and any(same_word(t, x) for x in n_words)), None)
+        nxt = next((t for t in o_words[i + 1:] if t not in STOP and t not in value  # a key word, not the value
+                    and any(same_word(t, x) for x in n_words)), None)
         if nxt is None:
             continue
         for j, t in enumerate(n_words):
@@ -212,10 +266,22 @@ def _substituted(older: str, newer: str, missing: set[str]) -> bool:
             while k >= 0 and (n_words[k] in _NOT_VALUE or update_cue(n_words[k])):
                 k -= 1
             prev = n_words[k] if k >= 0 else ""
-            if (prev and prev not in STOP and not _number_like(prev) and not _DAY_OR_MONTH.match(prev)
-                    and not any(same_word(prev, x) for x in o_words)):
+            if _stranger(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
+                                             and not update_cue(prev)):  # "Bruno's manager is Farah" / "Farah's manager"
                 return True
+        before = next((t for t in reversed(o_words[:i]) if t not in STOP and any(same_word(t, x) for x in n_words)),
+                      None)  # "project *Nimbus*" / "project *Heron*"
+        if before is not None and o_words.index(before) == i - 1:
+            for j, t in enumerate(n_words[:-1]):
+                if same_word(t, before) and _stranger(n_words[j + 1], o_words):
+                    return True
     return False
+
+
+def _stranger(word: str, o_words: list[str]) -> bool:
+    """A content word the earlier text does not have, and no number, date or cue."""
+    return bool(word) and word not in STOP and word not in _NOT_VALUE and not _number_like(word) \
+        and not _DAY_OR_MONTH.match(word) and not update_cue(word) and not any(same_word(word, x) for x in o_words)
 
 
 _MONTH = re.compile(r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*", re.I)
@@ -252,13 +318,13 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if not part.strip():
         return None, 0.0
     o, n = read(older), read(part)
-    if _other_id(o, n):
+    if _other_id(o, n) or _parallel(o, n) or _swapped(o, n) or _flipped(older, part):
         return None, 0.0
     subject, verb, value = key_and_value(older)
     heads = _heads(subject, verb, value)
     value = tuple(v for v in value if v not in heads)
     cue = update_cue(part)
-    removed = _value_removed(value, part, n, tuple(w for w in subject + heads if not _number_like(w)))
+    removed = _value_removed(value, part, n, tuple(w for w in subject + heads if not _number_like(w)), older)
     if removed == "kept" and cue != "correction":
         return None, 0.0  # the earlier value still stands; the text adds or restates
     if is_addition(part) and not any(_number_like(t) for t in n.tokens) and cue != "correction":
@@ -271,24 +337,32 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     nouns = [w for w in subject if not _number_like(w) and w not in _NOT_VALUE]
     missing = {w for w in nouns if not _present(w, n)}
     coverage = 1.0 - len(missing) / len(nouns) if nouns else 0.5
-    head_ok = any(_present(h, n) for h in heads) or (len(nouns) >= 2 and len(missing) * 2 <= len(nouns))
-    named_subject = bool(o.names) and all(_present(x, n) for x in o.names if x not in value)
-    if missing and not named_subject and _substituted(older, part, missing):
+    head_ok = any(_present(h, n) for h in heads) or (  # half the subject, with a cue: "Pro is $35 now"
+        bool(cue) and len(nouns) >= 2 and len(missing) * 2 <= len(nouns))
+    subject_names = [x for x in o.names if x not in value]
+    named_subject = bool(subject_names) and all(_present(x, n) for x in subject_names)
+    if missing and not named_subject and _substituted(older, part, missing, value):
         return None, 0.0
+    # a full verb names the attribute ("stores its data", "listens on"): the later text must repeat it
+    # or share a slot with it, else it is another attribute of the same subject ("moved to port 9")
+    strong_o, strong_n = o.slots - _WEAK_SLOTS, n.slots - _WEAK_SLOTS
+    other_slot = bool(strong_o and strong_n and not strong_o & strong_n)  # "lives in" / "manager is"
+    attr_ok = verb is None or _present(verb, n) or shared_slot or tool or (
+        bool(cue) and not other_slot and _same_shape(value, o, n))
     o_named_value = any(_present(v, o) and v in o.names for v in value)
     if removed == "named" and (head_ok or sim >= RELATED_MIN_SIM) and (new_value or cue):
         return "earlier value named as changed", coverage
     if not new_value:
         return None, 0.0
-    if head_ok and (shared_slot or tool or (cue and sim >= CLOSE_SIM)):
+    if head_ok and attr_ok and (shared_slot or tool or (cue and sim >= CLOSE_SIM)):
         return "same attribute, value changed", coverage
     o_nums = {v for v in value if _number_like(v)}
-    if (o_nums and cue and sim >= RELATED_MIN_SIM and (head_ok or coverage > KEY_COVERAGE)
+    if (o_nums and cue and attr_ok and sim >= RELATED_MIN_SIM and (head_ok or coverage > KEY_COVERAGE)
             and not any(_present(v, n) for v in o_nums) and any(_number_like(t) and not _present(t, o) for t in n.tokens)):
         return "the number changed", coverage
     if tool and (head_ok or any(_present(w, n) for w in nouns)) and (shared_slot or sim >= RELATED_MIN_SIM):
         return "a tool reports another value", coverage
-    if head_ok and cue and o_named_value and any(not _present(t, o) for t in n.names):
+    if head_ok and attr_ok and cue and o_named_value and (shared_slot or sim >= CLOSE_SIM) and any(not _present(t, o) for t in n.names):
         return "same subject, a new name for its value", coverage
     if sim >= CLOSE_SIM and shared_slot and cue:
         return "close reworded statement, value changed", coverage

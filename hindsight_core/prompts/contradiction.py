@@ -1,7 +1,8 @@
 """The contradiction-judge prompt: an older and a newer statement in, a :class:`ContradictionVerdict` out.
 
-Used only for close pairs the rules in ``lifecycle/beliefs.py`` leave undecided, and only when the
-engine has a chat model (``MemoryEngine(llm=...)``).
+Used only for close pairs the rules in ``lifecycle/beliefs.py`` and ``lifecycle/update_rules.py`` leave
+undecided, and only when the engine has a chat model (``MemoryEngine(llm=...)``); verdicts are cached per
+model and recorded in the superseded unit's flags (``superseded (llm: ...)``).
 """
 
 from __future__ import annotations
@@ -23,8 +24,12 @@ class ContradictionVerdict(BaseModel):
 RESPONSE_MODEL = ContradictionVerdict
 
 SYSTEM = """You decide whether a newer statement updates an older one about the same subject and attribute
-(a changed value, a negation, a changed number), so that the older one no longer holds.
-Two statements about different subjects, or that can both be true, do not contradict.
+(a changed value, a negation, a changed number, a correction), so that the older one no longer holds.
+Compare what each is about (the subject and the attribute: a service's port, a person's role, a budget),
+not the wording. These do not update the older statement: a question, a hypothetical ("if we ever..."),
+a plan or idea ("thinking about..."), a temporary exception ("just for today"), a failed attempt, a
+cancelled plan, a denial, a past event, someone else's preference, another attribute of the same
+subject, or an addition ("I also like tea"). Two statements that can both be true do not contradict.
 Answer with one JSON object and nothing else: {"contradicts": true|false, "reason": "..."}."""
 
 EXAMPLE = {"contradicts": True, "reason": "same service, the port changed from 8080 to 9090"}

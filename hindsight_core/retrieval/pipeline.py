@@ -149,7 +149,7 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
         final = scorer.score(pool, extras)
         order = np.argsort(-final, kind="stable")
         fused = [(pool[j], float(final[j])) for j in order]
-    fused = present.prefer_newer(present.inherit(fused, successor_of), index)
+    fused = present.inherit(fused, successor_of)
     found = {uid for hits in ranked.values() for uid, _ in hits}
     ranked["neighbour"] = [(uid, s) for uid, s in fused if uid not in found]  # pulled in beside a hit
     lap("fuse2")

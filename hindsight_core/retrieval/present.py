@@ -8,9 +8,6 @@ up: we moved payments-api to 9443"). Two steps, both pure functions over the ind
    the pool, so they are scored like any candidate;
 2. :func:`inherit`: each of them then hands its score to its successor (when higher) and leaves the
    list, so the current value ranks where the stale one would have, and the stale one stays hidden.
-3. :func:`prefer_newer`: when two *active* units near the top state different values for the same
-   attribute (a conflict the capture left open), the newer one ranks first, unless a lower-trust
-   source contradicts a user, which stays second.
 
 With ``include_history`` (or a question about the past) recall already returns superseded units
 as themselves, and none of this applies.
@@ -24,15 +21,14 @@ import numpy as np
 
 from hindsight_core.retrieval.types import BankIndex
 
-__all__ = ["predecessors", "inherit", "prefer_newer", "PREFER_TOP", "PREFER_MIN_STRENGTH"]
+__all__ = ["predecessors", "inherit", "INHERIT_BONUS"]
 
 _SUPERSEDED = "superseded"
-#: How many of the best hits are compared pairwise for a conflict left open (k*(k-1)/2 checks).
-PREFER_TOP = 6
-#: Rule strength (without the cosine) from which a recall-time reorder is made: the earlier value
-#: named as changed, or the same attribute with every subject word repeated. Capture already acted
-#: on weaker verdicts where it could; at recall a wrong reorder costs the answer.
-PREFER_MIN_STRENGTH = 3.0
+#: A current fact that took over a stale one answers through two wordings (the question is usually
+#: worded like the first statement): it gets its predecessor's score plus this share of the spread
+#: (standard deviation) of the best scores, which breaks near-ties with another fact of the subject.
+INHERIT_BONUS = 0.25
+_SPREAD_TOP = 10
 
 
 def predecessors(pool: Sequence[str], index: BankIndex, statuses: frozenset[str]) -> dict[str, str]:
@@ -57,39 +53,11 @@ def inherit(fused: list[tuple[str, float]], successor_of: dict[str, str]) -> lis
     if not successor_of:
         return fused
     best = dict(fused)
+    head = np.array([s for _, s in fused[:_SPREAD_TOP]], dtype=np.float64)
+    bonus = INHERIT_BONUS * float(head.std()) if len(head) > 1 else 0.0
     for prev, succ in successor_of.items():
         if prev in best and succ in best:
-            best[succ] = max(best[succ], best[prev])
+            best[succ] = max(best[succ], best[prev]) + bonus
     out = [(uid, best[uid]) for uid, _ in fused if uid not in successor_of]
     out.sort(key=lambda hit: -hit[1])
     return out
-
-
-def prefer_newer(fused: list[tuple[str, float]], index: BankIndex) -> list[tuple[str, float]]:
-    """Among the first :data:`PREFER_TOP` hits, a newer statement that updates an older one it
-    could not supersede at capture is moved right before it."""
-    from hindsight_core.lifecycle.belief_trust import may_supersede
-    from hindsight_core.lifecycle.update_rules import update_strength
-
-    head = [uid for uid, _ in fused[:PREFER_TOP]]
-    units = index.units
-    if len(head) < 2:
-        return fused
-    vecs = index.vectors(head)
-    sims = np.asarray(vecs @ vecs.T)
-    order = list(head)
-    for i in range(len(head)):
-        for j in range(len(head)):
-            a, b = units[head[i]], units[head[j]]
-            if i == j or a.when >= b.when or not may_supersede(a.source, b.source):
-                continue
-            if order.index(b.id) <= order.index(a.id):
-                continue
-            sim = float(sims[i, j])
-            if update_strength(a.text, b.text, sim)[1] - sim >= PREFER_MIN_STRENGTH:
-                order.remove(b.id)
-                order.insert(order.index(a.id), b.id)
-    if order == head:
-        return fused
-    scores = [s for _, s in fused[:len(head)]]  # best first: the reordered head keeps the same scores
-    return list(zip(order, scores)) + fused[len(head):]

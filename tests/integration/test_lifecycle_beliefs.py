@@ -166,3 +166,61 @@ def test_swapped_roles_are_not_duplicates(engine):
     second = bank.capture("Oskar's manager is now Priya.")
     assert not second.merged and second.unit_id != first.unit_id
     assert bank.count() == 2
+
+
+def test_lower_trust_sources_leave_a_pending_conflict(engine):
+    """An agent or tool contradicting the user does not supersede silently: both stay active, the
+    conflict shows in audit and history; a second, independent source corroborates it."""
+    from hindsight_core.audit import audit_bank
+
+    bank = engine.bank("trust")
+    user = bank.capture("The billing service listens on port 8080.", mentioned_at=T0)
+    agent = bank.capture("The billing service moved to port 9090.", source="agent", mentioned_at=T0 + timedelta(days=2))
+    assert agent.supersedes == ()
+    assert bank.get(user.unit_id).status is MemoryStatus.ACTIVE
+    assert any(f.startswith("conflict pending: " + agent.unit_id) for f in bank.get(user.unit_id).flags)
+    assert any(f.startswith("pending conflict with " + user.unit_id) for u in bank.history(agent.unit_id)
+               for f in u.flags)
+    assert [(f.check, f.unit_id) for f in audit_bank(bank) if f.check == "pending_conflict"] == [
+        ("pending_conflict", user.unit_id)]
+    assert "[unconfirmed" in bank.recall("billing service port", k=5).render()
+    tool = bank.capture("The billing service moved to port 9090 (from the service registry).", source="tool",
+                        mentioned_at=T0 + timedelta(days=3))
+    assert tool.supersedes == (user.unit_id,)  # a second source agrees: the change goes through
+    assert bank.get(user.unit_id).status is MemoryStatus.SUPERSEDED
+
+
+def test_a_user_may_update_what_a_tool_said(engine):
+    bank = engine.bank("trust2")
+    tool = bank.capture("The staging database is db-1.", source="tool", mentioned_at=T0)
+    user = bank.capture("The staging database moved to db-2.", mentioned_at=T0 + timedelta(days=1))
+    assert user.supersedes == (tool.unit_id,)
+
+
+def test_natural_update_supersedes_and_recall_shows_the_present(engine):
+    """Reworded, with the earlier value named as what changed, and another fact of the same subject
+    that must stay: the question (worded like the first fact) gets the update on top."""
+    bank = engine.bank("natural")
+    old = bank.capture("The team standup is at 9:30 every day.", mentioned_at=T0)
+    other = bank.capture("The team standup is run by Priya.", mentioned_at=T0 + timedelta(days=1))
+    new = bank.capture("Heads up: standup moved to 10:15 starting this week.", mentioned_at=T0 + timedelta(days=30))
+    assert new.supersedes == (old.unit_id,)
+    assert bank.get(other.unit_id).status is MemoryStatus.ACTIVE
+    res = bank.recall("What time is the team standup?", k=5, as_of=T0 + timedelta(days=40))
+    assert "10:15" in res.hits[0].unit.text and all("9:30" not in h.unit.text for h in res.hits)
+    past = bank.recall("What time was standup before?", k=5, as_of=T0 + timedelta(days=40))
+    assert "[earlier: held until" in past.render()
+
+
+def test_look_alikes_keep_the_earlier_fact(engine):
+    bank = engine.bank("alikes")
+    fact = bank.capture("The search cluster runs Elasticsearch 7.17.", mentioned_at=T0)
+    for n, text in enumerate([
+        "if we moved search to OpenSearch we'd have to rewrite every index template",  # hypothetical
+        "did someone upgrade the search cluster to Elasticsearch 8?",  # question
+        "thinking about moving the search cluster to OpenSearch next year, nothing decided",  # plan
+        "Tried upgrading search to Elasticsearch 8 last night but rolled back.",  # failed attempt
+        "just for today the search cluster is served from the 7.10 snapshot",  # temporary
+    ]):
+        assert bank.capture(text, mentioned_at=T0 + timedelta(days=n + 1)).supersedes == ()
+    assert bank.get(fact.unit_id).status is MemoryStatus.ACTIVE

@@ -1,0 +1,82 @@
+"""The LLM-free update rules: cues, look-alikes, slots and the pairwise judgement (pure functions)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hindsight_core.lifecycle.slots import read, same_word, slots
+from hindsight_core.lifecycle.update_cues import assertive_part, look_alike, update_cue
+from hindsight_core.lifecycle.update_rules import judge_update, update_strength
+from hindsight_core.retrieval.present import inherit
+
+
+@pytest.mark.parametrize("text, form", [
+    ("is light mode actually better for your eyes?", "question"),
+    ("if we ever get a second dog it'd have to be something small", "hypothetical"),
+    ("might switch to Postgres next year, depends how the estimate looks", "plan"),
+    ("this week only the report is due Thursday because of the holiday", "temporary"),
+    ("tried to book the earlier train but it was full", "failed_attempt"),
+    ("Back in 2019 we ran everything on one VM.", "past_event"),
+    ("My roommate just went vegan.", "other_person"),
+    ("saw the thread saying billing changed ports — it didn't", "denial"),
+])
+def test_look_alike_forms(text, form):
+    assert look_alike(text) == form
+
+
+@pytest.mark.parametrize("text", [
+    "we moved the api to port 9443 last night",
+    "sorry, I meant Thursday",
+    "standup is at 10:15 starting Monday",
+])
+def test_updates_are_not_look_alikes(text):
+    assert look_alike(text) is None and update_cue(text) is not None
+
+
+def test_assertive_part_drops_the_question_only():
+    assert assertive_part("Pro is $35/mo now. Should we raise Basic to $12?") == "Pro is $35/mo now."
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("payments-api listens on 8443.", "heads up: we moved payments-api to port 9443 last night"),
+    ("CI runs on Jenkins.", "we don't use Jenkins anymore, everything moved to GitHub Actions"),
+    ("The Q3 marketing budget is $40k.", "Finance came back: Q3 marketing cut from 40k to 32k."),
+    ("Send me the weekly summary on Mondays.", "sorry, typo earlier — I want the weekly summary on Fridays, not Mondays"),
+    ("The conference hotel is the Hilton.", "switched hotels: the Hilton is out, we're at the Sheraton now"),
+])
+def test_reworded_updates(older, newer):
+    assert judge_update(older, newer, 0.5) is not None
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("Priya leads the mobile team.", "Hiroshi now leads the web team."),
+    ("The data team's cloud budget is 10k a month.", "ML team's cloud budget got raised to 30k/month"),
+    ("db-primary-01 disk usage sits around 40%.", "[alert] host=db-replica-03 disk_used=91%"),
+    ("I love hiking.", "I also got really into bouldering lately"),
+    ("The cafeteria serves ramen on Thursday.", "The cafeteria serves risotto on Monday."),
+    ("Nadia's manager is Hana.", "Bruno's manager is now Nadia."),
+    ("ledger-svc serves on port 7001.", "ledger-svc is fully Rust now, the Go version got retired"),
+])
+def test_different_subjects_or_attributes_are_not_updates(older, newer):
+    assert judge_update(older, newer, 0.6) is None
+
+
+def test_strength_prefers_the_named_value():
+    newer = "we're off Jira as of Monday, everything lives in Linear now"
+    named = update_strength("We track work in Jira.", newer, 0.46)
+    assert named[0] is not None
+    assert named[1] > update_strength("Jira sprints start on Wednesdays.", newer, 0.55)[1]
+
+
+def test_slots_and_words():
+    assert {"time"} <= slots("Daily standup is at 9:30.")
+    assert "money" in slots("Rent is $1,450 a month.")
+    assert read("Q3 budget is $40k").values == frozenset({"q3", "40k"})
+    assert same_word("calorie", "calory") and not same_word("data", "date")
+
+
+def test_inherit_hands_the_stale_score_to_the_successor():
+    fused = [("old", 2.0), ("other", 1.0), ("new", -1.0)]
+    out = inherit(fused, {"old": "new"})
+    assert [uid for uid, _ in out] == ["new", "other"] and out[0][1] > 2.0
+    assert inherit(fused, {}) == fused
