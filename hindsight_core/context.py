@@ -138,9 +138,11 @@ def recall_context(
         check_k(max_tokens, "max_tokens", limit=10_000_000)
     if not isinstance(header, str):
         raise InvalidInputError("header must be a str")
+    if not isinstance(query, str):
+        raise InvalidInputError(f"query must be a str, not {type(query).__name__}")
     wanted = _outcome_set(outcomes)
     excluded = frozenset(exclude_ids if not isinstance(exclude_ids, str) else [exclude_ids])
-    query = " ".join(str(query or "").split())
+    query = " ".join(query.split())
     if not query:
         empty = RecallResult(query="", bank=bank.id, as_of=datetime.now(timezone.utc), novel=True)
         return RecalledContext(empty, 0, header, max_tokens)

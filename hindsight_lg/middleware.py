@@ -17,6 +17,12 @@ One middleware gives a prebuilt agent the whole loop:
 The bank is resolved per call: ``bank_resolver``, then the runtime context (``context={"bank_id":
 ...}``), then ``configurable``, then state, then ``default_bank``.
 
+Put it first in ``middleware=[...]``: it then sees every tool error that leaves the tool (retries by
+inner middleware stay invisible to it), and its system-prompt addition lands after any prompt
+rewriting done by middleware inside it. An exception that leaves a tool ends the episode as a
+failure at once (the run is ending with it); if an outer middleware swallows it, the rest of that
+run is not learned a second time.
+
 Example:
     >>> from langchain.agents import create_agent
     >>> from langchain_core.messages import AIMessage

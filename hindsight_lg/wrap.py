@@ -71,6 +71,13 @@ def _outer_schema(schema: Any) -> Any:
     return TypedDict(f"{getattr(schema, '__name__', 'State')}WithMemory", fields, total=False)  # type: ignore[operator]
 
 
+def _hints(schema: Any) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(schema, include_extras=True)
+    except Exception:  # noqa: BLE001 - unreadable schemas were rejected by _outer_schema already
+        return {}
+
+
 def _error_handler(next_node: str, label: bool, reflect: Any) -> Any:
     """On an error in the user's graph: label it and go on reflecting (``label_errors=True``), or
     learn from it at once and re-raise it unchanged (the default)."""
@@ -96,7 +103,7 @@ def with_memory(
     bank_options: Mapping[str, Any] | None = None,
     default_outcome: str | None = None,
     capture: bool = False,
-    system_message: bool = False,
+    system_message: bool | None = None,
     k: int = 5,
     lessons_k: int = 3,
     max_tokens: int | None = 1200,
@@ -122,7 +129,9 @@ def with_memory(
         capture: Also record the run's messages into the bank (a capture node after yours).
         system_message: Also hand the recalled text to your graph as the first message, a
             ``SystemMessage`` (for prebuilt agents that read only messages; providers merge it with
-            a leading system prompt). For ``create_agent`` prefer :class:`~hindsight_lg.HindsightMiddleware`.
+            a leading system prompt). None (default): only when your graph's state has no
+            ``memory_context`` key to read it from, as in a prebuilt agent. For ``create_agent``
+            prefer :class:`~hindsight_lg.HindsightMiddleware`.
         k, lessons_k, max_tokens: Recall sizes (see :func:`~hindsight_lg.recall_node`).
         background, reflector, judge: Reflection options (see :func:`~hindsight_lg.reflect_node`).
         label_errors: An exception in your graph is always learned from (a ``failure`` episode whose
@@ -150,6 +159,8 @@ def with_memory(
             raise InvalidInputError("this compiled graph has no builder to read its state from; pass state_schema=...")
         state_schema = builder.state_schema
     schema = _outer_schema(state_schema)
+    if system_message is None:  # a graph that cannot read memory_context gets the memory as a message
+        system_message = "memory_context" not in _hints(state_schema)
     banks = dict(default_bank=default_bank, bank_key=bank_key, bank_resolver=bank_resolver, bank_options=bank_options)
 
     outer = StateGraph(schema, context_schema=getattr(builder, "context_schema", None))

@@ -212,7 +212,7 @@ def test_with_memory_on_a_prebuilt_agent_is_provider_safe_and_keeps_history(mem_
 
     model = ScriptedChatModel(responses=[_call("deploy_handled", "c1"), "I could not deploy.", "You asked to deploy."])
     inner = create_agent(model, tools=[deploy_handled], system_prompt="Ops agent.")
-    graph = with_memory(inner, mem_engine, default_bank="ops", system_message=True, checkpointer=InMemorySaver())
+    graph = with_memory(inner, mem_engine, default_bank="ops", checkpointer=InMemorySaver())  # system_message: auto
     config = {"configurable": {"thread_id": "w1"}}
     out = graph.invoke({"messages": [("user", "Deploy billing to prod")]}, config)
     assert out["last_episode"]["outcome"] == "failure"  # inferred from the error ToolMessage, no label

@@ -77,6 +77,11 @@ BANK_CASES: dict[str, list] = {
         case(""), case(42), case("task", k=0), case("task", k="3"), case("task", as_of="soon"),
         case("task", max_tokens="x"), case("task", max_tokens=-1),
     ],
+    "recall_context": [
+        case(42), case(None), case("x" * (MAX_TEXT_CHARS + 1)), case("q", k=-1), case("q", k="3"),
+        case("q", lessons_k=True), case("q", max_tokens=0), case("q", outcomes=["meh"]), case("q", header=5),
+        case("q", kinds=["gossip"]),
+    ],
     "get": [case(42), case(None), case("no-such-id", exc=NotFoundError), case(FOREIGN, exc=NotFoundError)],
     "get_many": [case(42), case([1, 2]), case(None)],
     "delete": [case(42), case("no-such-id", exc=NotFoundError), case(FOREIGN, exc=NotFoundError)],
