@@ -66,7 +66,22 @@ def open_engine(args: Any, *, writes: bool) -> Any:
         elif not (writes or args.create):
             raise NotFoundError(f"no memory store at {path!r} (an empty folder); pass --path to an existing "
                                 "store, or add --create to make one here")
-    return MemoryEngine(path, embedder=embedder)
+    engine = MemoryEngine(path, embedder=embedder)
+    return _with_the_banks_embedder(engine, args, lambda spec: MemoryEngine(path, embedder=spec))
+
+
+def _with_the_banks_embedder(engine: Any, args: Any, reopen: Any) -> Any:
+    """Without ``--embedder``, a bank made with another embedder is read with that one (when this
+    installation can load it): ``hindsight stats BANK`` works on every bank ``hindsight banks`` lists."""
+    bank = getattr(args, "bank", None)
+    if args.embedder is not None or not isinstance(bank, str) or not is_store(args.path):
+        return engine
+    recorded = next((b["embedder"] for b in engine.store.describe_banks() if b["bank"] == bank), None)
+    if not recorded or recorded == engine.embedder.name:
+        return engine
+    engine.close()
+    name, _, dim = recorded.partition("-")
+    return reopen(embedder_spec(f"hash:{dim}" if name == "hash" and dim.isdigit() else recorded))
 
 
 def resolve_unit_id(bank: Any, given: str) -> str:
@@ -95,6 +110,8 @@ def atomic_output(path: str) -> Iterator[str]:
     any, is untouched and the temporary one is removed.
     """
     folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise InvalidInputError(f"cannot write {path!r}: it is a folder; give a file name, e.g. {path.rstrip('/')}/out")
     if not os.path.isdir(folder):
         raise InvalidInputError(f"cannot write {path!r}: the folder {folder!r} does not exist")
     try:

@@ -355,6 +355,8 @@ def test_a_failed_export_leaves_no_partial_file(store, tmp_path, monkeypatch, ca
 
     out = run_cli("--path", str(store["path"]), "export", "demo", "-o", "/proc/hindsight.jsonl", cwd=tmp_path)
     assert out.returncode == 4 and "cannot write" in out.stderr  # a folder nobody may write into
+    out = run_cli("--path", str(store["path"]), "export", "demo", "-o", str(tmp_path), cwd=tmp_path)
+    assert out.returncode == 2 and "it is a folder" in out.stderr
 
 
 def test_banks_lists_banks_of_other_embedders_and_embedder_opens_them(tmp_path, embedder):
@@ -371,7 +373,9 @@ def test_banks_lists_banks_of_other_embedders_and_embedder_opens_them(tmp_path, 
     rows = {line.split()[0]: line for line in out.stdout.splitlines()[2:]}
     assert set(rows) == {"hashed", "minilm"} and "hash-64" in rows["hashed"] and "--embedder" in rows["hashed"]
 
-    refused = run_cli("--path", str(path), "recall", "hashed", "which database?", cwd=tmp_path)
+    auto = run_cli("--path", str(path), "recall", "hashed", "which database?", cwd=tmp_path)
+    assert auto.returncode == 0 and "Postgres 16" in auto.stdout, auto.stderr  # the bank's own embedder
+    refused = run_cli("--path", str(path), "--embedder", "hash:32", "recall", "hashed", "which database?", cwd=tmp_path)
     assert refused.returncode == 2 and "--embedder" in refused.stderr
     found = run_cli("--path", str(path), "--embedder", "hash:64", "recall", "hashed", "which database?", cwd=tmp_path)
     assert found.returncode == 0 and "Postgres 16" in found.stdout, found.stderr
