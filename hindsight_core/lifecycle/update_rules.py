@@ -311,13 +311,33 @@ def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, flo
     return reason, (_STRENGTH.get(reason, 0.0) + coverage + sim) if reason else 0.0
 
 
+#: Reported speech (``Melanie said, "..."``, ``Melanie: ...``): the speaker is who talks, not what
+#: the statement is about. Left in, every turn of one speaker shares a "subject" and chat turns
+#: supersede each other (LoCoMo conversation 0 lost 18 points of recall@10 that way).
+_REPORTED = re.compile(r'^\s*[A-Z][\w.\'-]*(?: [A-Z][\w.\'-]*)?(?: said,?|:)\s*["\u201c]?(?P<said>.*?)["\u201d]?\s*$', re.S)
+#: A turn that opens by addressing someone ("Hey Caroline!", "Thanks, Mel!", "Yeah, Caroline!") is a
+#: dialogue act; the name in it is the listener, never the subject of a belief.
+_ADDRESS = re.compile(r"^\s*(?:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|aw+|omg|haha|sounds (?:great|good)|"
+                      r"that'?s (?:great|awesome|cool|amazing)|congrats|great)\b[^.!?]*[.!?]+\s*", re.I)
+
+
+def _content_of(text: str) -> str:
+    """What a turn states: the quoted words of reported speech, without an opening address."""
+    said = _REPORTED.match(text)
+    body = said.group("said") if said else text
+    return _ADDRESS.sub("", body, count=1) or body
+
+
 def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
+    older, newer = _content_of(older), _content_of(newer)
     if older.rstrip().endswith("?") or denies(newer):
         return None, 0.0
     part = assertive_part(newer, relations(older))
     if not part.strip():
         return None, 0.0
     o, n = read(older), read(part)
+    if not (o.slots or o.values or o.names):
+        return None, 0.0  # nothing to hold a value (no slot, typed value or name): a feeling, not a belief
     if _other_id(o, n) or _parallel(o, n) or _swapped(o, n) or _flipped(older, part):
         return None, 0.0
     subject, verb, value = key_and_value(older)
