@@ -193,3 +193,12 @@ def update_cue(text: str) -> str | None:
 
 
 __all__.append("is_addition")
+
+
+def has_cue(text: str, *kinds: str) -> bool:
+    """Whether ``text`` carries an update cue of one of ``kinds`` anywhere (not only the first kind
+    :func:`update_cue` reports: "moved to 10:15 starting this week" changes *and* reschedules)."""
+    return any(name in kinds and pattern.search(text) for name, pattern in _CUES)
+
+
+__all__.append("has_cue")
