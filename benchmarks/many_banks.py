@@ -39,17 +39,9 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.load import PEOPLE, SERVICES, _text  # the same synthetic facts as the load benchmark
+
 __all__ = ["run", "main"]
-
-PEOPLE = ["Alice", "Bob", "Carol", "Dana", "Erik", "Farah", "Goran", "Hana", "Ivan", "Jun"]
-SERVICES = ["billing", "search", "auth", "payments", "ingest", "reports", "gateway", "mailer"]
-VERBS = ["moved {svc} to port {n}", "approved the {svc} rollout for week {n}", "raised the {svc} budget to {n}k",
-         "found {n} errors in {svc}", "owns the {svc} on-call for sprint {n}"]
-
-
-def _text(rng: random.Random, n: int) -> str:
-    verb = rng.choice(VERBS).format(svc=rng.choice(SERVICES), n=rng.randint(1, 9999))
-    return f"{rng.choice(PEOPLE)} {verb} (ticket T-{n})."
 
 
 def _query(rng: random.Random) -> str:

@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.lifecycle import _embedder  # "hash" for a fast check, else a model name
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
@@ -142,16 +144,6 @@ def _print(res: dict[str, Any], fails: bool) -> None:
     if fails:
         for f in res["fails"]:
             print("FAIL", f["id"], "|", " || ".join(f["top"]))
-
-
-def _embedder(name: str) -> Any:
-    if name == "hash":
-        from hindsight_core.testing import HashEmbedder
-
-        return HashEmbedder(dim=384)
-    from hindsight_core.embeddings import resolve_embedder
-
-    return resolve_embedder(None if name == "minilm" else name)
 
 
 def main(argv: list[str] | None = None) -> int:
