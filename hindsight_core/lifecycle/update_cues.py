@@ -184,6 +184,19 @@ def is_addition(clause: str) -> bool:
     return bool(_ADDITION.search(clause)) and not _REPLACE.search(clause)
 
 
+_EFFECTIVE_TIME = re.compile(
+    r"\b(as of|starting|starts|start|effective|beginning|begins)\s+(this|next|the|on)?\s*"
+    r"(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bfrom (next|this) (mon|tues|wednes|thurs|fri|satur|sun)day\b(\s+on\b)?|"
+    r"\b(as of|starting|starts|effective|from|beginning|begins)\s+(this|next|the)?\s*"
+    r"(tomorrow|today|tonight|now|week|month|sprint|quarter|year|cycle|term|semester)\b(\s+on\b)?", _F)
+
+
+def without_effective_time(text: str) -> str:
+    """``text`` without the phrase that says when it takes effect ("as of Monday", "starting next
+    week", "from tomorrow on"): that time is when the new value holds, not the value."""
+    return re.sub(r"\s{2,}", " ", _EFFECTIVE_TIME.sub(" ", text)).strip()
+
+
 def update_cue(text: str) -> str | None:
     """The kind of update cue ``text`` carries: ``correction``, ``change``, ``effective``; or None."""
     for name, pattern in _CUES:
@@ -192,4 +205,4 @@ def update_cue(text: str) -> str | None:
     return None
 
 
-__all__.append("is_addition")
+__all__ += ["is_addition", "without_effective_time"]

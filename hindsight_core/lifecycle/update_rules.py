@@ -29,9 +29,10 @@ import re
 
 from hindsight_core.lifecycle.slots import STOP, Reading, content, read, same_word
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, split_clauses,
-                                                  update_cue)
+                                                  update_cue, without_effective_time)
 
-__all__ = ["judge_update", "update_strength", "key_and_value", "RELATED_MIN_SIM", "CLOSE_SIM"]
+__all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record", "RELATED_MIN_SIM", "CLOSE_SIM",
+           "SLOT_MATCH_BONUS"]
 
 #: Cosine from which two statements sharing an attribute slot may be about the same thing even when
 #: the later one names the subject differently ("the main db" for "our primary Postgres instance").
@@ -61,6 +62,19 @@ _MULTI = re.compile(r"\b(likes?|loves?|enjoys?|into|fan of|also)\b", re.I)
 _REPLACE_CUE = re.compile(r"\b(instead|no longer|anymore|any more|not \w+ any ?more|gone off|switch\w*|replac\w*|"
                           r"now|these days|convert|over it|dead to me|quit|stopped)\b", re.I)
 _WEAK_SLOTS = frozenset({"preference", "tool", "role", "status", "version"})
+
+
+def is_tool_record(text: str) -> bool:
+    """Machine output ("[jira] ...", "key=value", "Key: value" lines, a shell prompt)."""
+    return bool(_TOOL_RECORD.search(text))
+
+
+#: Slots read from common verbs ("use", "like"): too loose to say two values are of one kind.
+_LOOSE_SLOTS = frozenset({"preference", "tool"})
+#: A message updates one of several facts about its subject: the one whose value is of the kind the
+#: message states ("physio moves to Wednesdays" updates "appointments are on Mondays", not "my physio
+#: is called Rhiannon") is preferred by about one rule step.
+SLOT_MATCH_BONUS = 1.0
 _NOT_VALUE = frozenset({"now", "new", "today", "yesterday", "tomorrow", "morning", "night", "week", "month", "year",
                         "last", "next", "day", "time", "anymore", "finally", "update", "updated"})
 
@@ -306,15 +320,22 @@ _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value chang
 
 def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     """``(reason, strength)``: :func:`judge_update`'s reason and how strongly the rules hold it
-    (rule weight plus the share of the earlier subject the later text repeats, plus ``sim``)."""
+    (rule weight plus the share of the earlier subject the later text repeats, plus ``sim``, plus
+    :data:`SLOT_MATCH_BONUS` when both state a value of one kind: a day for a day, a sum for a sum)."""
     reason, coverage = _judge(older, newer, sim)
-    return reason, (_STRENGTH.get(reason, 0.0) + coverage + sim) if reason else 0.0
+    if not reason:
+        return None, 0.0
+    stated = without_effective_time(assertive_part(newer, relations(older)))
+    same_kind = bool(read(older).slots & read(stated).slots - _LOOSE_SLOTS)
+    return reason, _STRENGTH.get(reason, 0.0) + coverage + sim + (SLOT_MATCH_BONUS if same_kind else 0.0)
 
 
 def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if older.rstrip().endswith("?") or denies(newer):
         return None, 0.0
     part = assertive_part(newer, relations(older))
+    cue = update_cue(part)
+    part = without_effective_time(part)  # "as of Monday" says when, not what
     if not part.strip():
         return None, 0.0
     o, n = read(older), read(part)
@@ -323,7 +344,6 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     subject, verb, value = key_and_value(older)
     heads = _heads(subject, verb, value)
     value = tuple(v for v in value if v not in heads)
-    cue = update_cue(part)
     removed = _value_removed(value, part, n, tuple(w for w in subject + heads if not _number_like(w)), older)
     if removed == "kept" and cue != "correction":
         return None, 0.0  # the earlier value still stands; the text adds or restates

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hindsight_core.lifecycle.slots import read, same_word, slots
-from hindsight_core.lifecycle.update_cues import assertive_part, look_alike, update_cue
+from hindsight_core.lifecycle.update_cues import assertive_part, look_alike, update_cue, without_effective_time
 from hindsight_core.lifecycle.update_rules import judge_update, update_strength
 from hindsight_core.retrieval.present import inherit
 
@@ -66,6 +66,22 @@ def test_strength_prefers_the_named_value():
     named = update_strength("We track work in Jira.", newer, 0.46)
     assert named[0] is not None
     assert named[1] > update_strength("Jira sprints start on Wednesdays.", newer, 0.55)[1]
+
+
+def test_strength_prefers_the_value_of_the_kind_stated():
+    newer = "from next week physio moves to Wednesdays, Rhiannon changed her clinic hours"
+    day = update_strength("Physio appointments are on Mondays.", newer, 0.57)
+    name = update_strength("My physio is called Rhiannon.", newer, 0.57)
+    assert day[0] is not None and day[1] > name[1]
+
+
+@pytest.mark.parametrize("text, left", [
+    ("we're off Jira as of Monday, everything lives in Linear now", "we're off Jira , everything lives in Linear now"),
+    ("from next week physio moves to Wednesdays", "physio moves to Wednesdays"),
+    ("moved from Monday to Tuesday", "moved from Monday to Tuesday"),  # "from Monday" is the old value
+])
+def test_the_effective_time_is_not_the_value(text, left):
+    assert without_effective_time(text) == left
 
 
 def test_slots_and_words():
