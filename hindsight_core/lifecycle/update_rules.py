@@ -315,7 +315,8 @@ def judge_update(older: str, newer: str, sim: float) -> str | None:
 #: the earlier value named as what changed beats a kept key, which beats a reworded match.
 _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value changed": 2.0,
              "a tool reports another value": 1.5, "the number changed": 1.5,
-             "close reworded statement, value changed": 1.0, "same subject, a new name for its value": 1.0}
+             "close reworded statement, value changed": 1.0, "same subject, a new name for its value": 1.0,
+             "the duty passed to someone else": 2.0, "promoted: the title changed": 2.0, "the job ended": 2.0}
 
 
 def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, float]:
@@ -330,6 +331,70 @@ def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, flo
     return reason, _STRENGTH.get(reason, 0.0) + coverage + sim + (SLOT_MATCH_BONUS if same_kind else 0.0)
 
 
+#: Who does a job: verbs and nouns of a duty held by one person at a time.
+_ROLE_WORDS = re.compile(
+    r"\b(leads?|led|runs?|owns?|manages?|heads?|handles?|coordinates?|chairs?|covers?|organi[sz]es?|maintains?|"
+    r"manager|boss|lead|owner|contact|poc|coordinator|head|point person|maintainer|ping|route|ask|reports? to)\b", re.I)
+#: The duty passes to someone named after the cue ("Priya now leads", "handed to Yusuf", "I report to Ana now").
+_TRANSFER = re.compile(
+    r"\bnow (leads?|runs?|owns?|manages?|heads?|handles?|coordinates?|chairs?|covers?|organi[sz]es?|maintains?)\b|"
+    r"\b(handed|passed|given|reassigned|transferred|moved|routed?|assigned|delegated|redirected|send|sent)"
+    r"( (it|them|this|that|\w+ \w+))?( over)? to\b|"
+    r"\bnow (owned|led|run|managed|handled|coordinated|headed|chaired|covered|maintained) by\b|"
+    r"\b(took|takes|taking|taken) over\b|\bstep(ped|ping|s)? in\b|\bis (now )?the new\b|'s (now )?the new\b|"
+    r"\bnew (lead|manager|owner|contact|head|coordinator|boss|poc|point person|maintainer)\b|"
+    r"\breports? to\b|\breporting to\b", re.I)
+#: Words of a duty that say nothing about which duty it is ("the mobile *team*").
+_GENERIC_DUTY = frozenset({"team", "group", "program", "programme", "project", "squad", "org", "department", "dept",
+                           "channel", "request", "requests", "thing", "stuff", "work"})
+#: "I report to X" names the speaker's manager.
+_REPORT_TO = re.compile(r"\breport(s|ing)? to\b", re.I)
+_PROMOTION = re.compile(r"\b(promot\w*|promo|new title|new role|stepp(ed|ing) up)\b", re.I)
+_DEPARTURE = re.compile(r"\b(retired|retiring|resigned|laid off|let go|stepped down|stepping down|quit (his|her|their|my|the)"
+                        r" job|left (his|her|their|my|the) (job|company|firm|team)|between jobs|unemployed)\b", re.I)
+_JOB = re.compile(r"\b(works? (as|at|for)|job|employed|career)\b", re.I)
+
+
+def _people(text: str, r: Reading) -> frozenset[str]:
+    """Names in ``text``, with a capitalised first word that is no stop word ("*Tomas* leads ...")."""
+    m = re.match(r"\s*([A-Z][a-z]+)\b", text)
+    first = m.group(1).lower() if m else ""
+    return r.names | ({first} if first and first not in STOP and first not in _GENERIC_DUTY else set())
+
+
+def _role_change(older: str, part: str, o: Reading) -> str | None:
+    """A duty held by one person passed to another, a title changed, or a job ended; or None.
+
+    "Tomas leads the mobile team" / "Priya now leads mobile": the names are the *value* here, the
+    duty ("mobile") is the key, so the word-order rules (which read the first name as the subject)
+    do not apply. The duty's distinctive words must recur: "Hiroshi now leads the web team" is
+    another duty.
+    """
+    n = read(part)
+    people = _people(older, o)
+    subject = [w for w in key_and_value(older)[0] if w not in people]
+    if _JOB.search(older) and _DEPARTURE.search(part) and subject and any(_present(w, n) for w in subject[-1:]):
+        return "the job ended"
+    if not people:
+        return None
+    if _PROMOTION.search(part) and any(_present(x, n) for x in people) \
+            and re.search(r"\b(is|am|'m|are) (a|an|the)\b", older, re.I):
+        return "promoted: the title changed"
+    if not _ROLE_WORDS.search(older) or not _TRANSFER.search(part):
+        return None
+    newcomers = [x for x in n.names if not _present(x, o) and x not in people and not _is_id(x) and len(x) > 2]
+    if not newcomers:
+        return None
+    duty = [w for w in content(older) if w not in people and not _ROLE_WORDS.fullmatch(w) and w not in _NOT_VALUE]
+    distinct = [w for w in duty if w not in _GENERIC_DUTY and not any(x.startswith(w) for x in people)]
+    if not distinct and re.search(r"\b(manager|boss)\b", older, re.I) and _REPORT_TO.search(part):
+        return "the duty passed to someone else"  # "My manager is Greta" / "I report to Oluwaseun now"
+    if not distinct:
+        return None
+    shared = [w for w in distinct if _present(w, n)]
+    return "the duty passed to someone else" if len(shared) * 2 >= len(distinct) else None
+
+
 def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if older.rstrip().endswith("?") or denies(newer):
         return None, 0.0
@@ -339,7 +404,12 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if not part.strip():
         return None, 0.0
     o, n = read(older), read(part)
-    if _other_id(o, n) or _parallel(o, n) or _swapped(o, n) or _flipped(older, part):
+    if _other_id(o, n):
+        return None, 0.0
+    role = _role_change(older, part, o)
+    if role is not None:
+        return role, 1.0
+    if _parallel(o, n) or _swapped(o, n) or _flipped(older, part):
         return None, 0.0
     subject, verb, value = key_and_value(older)
     heads = _heads(subject, verb, value)

@@ -84,6 +84,19 @@ def test_the_effective_time_is_not_the_value(text, left):
     assert without_effective_time(text) == left
 
 
+@pytest.mark.parametrize("older, newer, updates", [
+    ("Marta runs the on-call rota.", "the on-call rota is now owned by Felix, Marta moved to data", True),
+    ("Ines coordinates the book club.", "Book club got handed over to Ravi this month", True),
+    ("My boss is Tariq.", "after the reshuffle I report to Chen now", True),
+    ("Ola is a junior designer on payments.", "Ola got promoted to senior designer!", True),
+    ("My uncle works as a plumber.", "my uncle retired in March, finally", True),
+    ("Marta runs the on-call rota.", "Felix now runs the release train.", False),  # another duty
+    ("Ines coordinates the book club.", "Ines handed her keys to Ravi", False),
+])
+def test_duties_pass_from_person_to_person(older, newer, updates):
+    assert (judge_update(older, newer, 0.45) is not None) is updates
+
+
 def test_slots_and_words():
     assert {"time"} <= slots("Daily standup is at 9:30.")
     assert "money" in slots("Rent is $1,450 a month.")
