@@ -86,7 +86,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"transferr?\w*|now|these days|from now on|going forward|new|finally|switched|reorg|update[ds]?|"
         r"is live|went live|landed|rebook\w*|reschedul\w*|postpon\w*|push(ed)? (back|out)|extend\w*|"
         r"tighten\w*|loosen\w*|shorten\w*|lengthen\w*|revis\w*|adjust\w*|swap\w*|officially|overrul\w*|"
-        r"handing)\b|→|->|=>", _F)),
+        r"handing|upp?ed|stopped|stopping|back to|ditch\w*|gave up|giving up|dumped|traded|now on)\b|→|->|=>", _F)),
     ("effective", re.compile(
         r"\b(as of|starting|starts|from (tomorrow|today|next|monday|tuesday|wednesday|thursday|friday|saturday|"
         r"sunday|the \d+)|effective|since)\b", _F)),

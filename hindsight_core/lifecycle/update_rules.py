@@ -87,6 +87,8 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
     With no verb found, the first two content words are the subject.
     """
     m = _VERB.search(text)
+    if m is not None and _BEFORE_COPULA.match(text, m.end()):  # "expense *reports* are due": a plural noun
+        m = _VERB.search(text, m.end()) or m
     if m is None:
         toks = content(text)
         return toks[:2], None, toks[2:]
@@ -99,6 +101,7 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
 
 
 _PREP = re.compile(r"\s(?:at|in|of|for|on|to|from|with|by)\s", re.I)
+_BEFORE_COPULA = re.compile(r"\s+(are|is|were|was|have|has)\b", re.I)
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve".split())
 
 
@@ -251,6 +254,34 @@ def _new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
         return any(_number_like(t) for t in n_new) or bool(n.slots & o.slots & {"day", "status"}
                                                             and any(not _number_like(t) for t in n_new))
     return any(not _number_like(t) or _is_id(t) for t in n_new)
+
+
+#: Slots whose values are numbers of one kind: a count for a count, a sum for a sum.
+_NUMBER_SLOTS = frozenset({"quantity", "money", "percent", "duration", "time", "date", "version", "port"})
+#: Two plain numbers within this factor of each other measure the same thing ("HR 68" / "down to 58").
+_MAGNITUDE_FACTOR = 3.0
+
+
+def _magnitude(tok: str) -> float | None:
+    try:
+        return float(tok)
+    except ValueError:
+        return None
+
+
+def _same_number_kind(old: set[str], new: list[str], o: Reading, n: Reading) -> bool:
+    """The later text's new number is of the earlier one's kind: a shared number slot, the same
+    version shape ("1.27" / "1.29"), or plain numbers of about one size ("120 people" / "95 guests")."""
+    if o.slots & n.slots & _NUMBER_SLOTS:
+        return True
+    for a in old:
+        for b in new:
+            if _shape(a) == _shape(b) == "version":
+                return True
+            x, y = _magnitude(a), _magnitude(b)
+            if x and y and max(x, y) / min(x, y) <= _MAGNITUDE_FACTOR:
+                return True
+    return False
 
 
 def _raw_words(text: str) -> list[str]:
@@ -447,8 +478,10 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if head_ok and attr_ok and (shared_slot or tool or (cue and sim >= CLOSE_SIM)):
         return "same attribute, value changed", coverage
     o_nums = {v for v in value if _number_like(v)}
-    if (o_nums and cue and attr_ok and sim >= RELATED_MIN_SIM and (head_ok or coverage > KEY_COVERAGE)
-            and not any(_present(v, n) for v in o_nums) and any(_number_like(t) and not _present(t, o) for t in n.tokens)):
+    n_nums = [t for t in n.tokens if _number_like(t) and not _present(t, o)]
+    if (o_nums and cue and attr_ok and sim >= RELATED_MIN_SIM
+            and (head_ok or coverage > KEY_COVERAGE or (coverage > 0 and _same_number_kind(o_nums, n_nums, o, n)))
+            and not any(_present(v, n) for v in o_nums) and n_nums):
         return "the number changed", coverage
     if tool and (head_ok or any(_present(w, n) for w in nouns)) and (shared_slot or sim >= RELATED_MIN_SIM):
         return "a tool reports another value", coverage

@@ -97,6 +97,22 @@ def test_duties_pass_from_person_to_person(older, newer, updates):
     assert (judge_update(older, newer, 0.45) is not None) is updates
 
 
+@pytest.mark.parametrize("older, newer, updates", [
+    ("The book club has 14 members.", "after the summer the club is down to 9 readers", True),
+    ("My blood pressure is around 135.", "resting pressure is down to 121 since I cut salt", True),
+    ("My dose of vitamin D is 1000 IU.", "doc upped my vitamin D to 2000 IU", True),
+    ("The book club has 14 members.", "the book club meets 2 times a month now", False),  # another attribute
+])
+def test_a_number_of_the_same_kind_replaces_the_earlier_one(older, newer, updates):
+    assert (judge_update(older, newer, 0.45) is not None) is updates
+
+
+def test_a_plural_noun_before_a_copula_is_not_the_verb():
+    from hindsight_core.lifecycle.update_rules import key_and_value
+
+    assert key_and_value("Expense reports are due the last day of the month.")[0] == ("expense", "report")
+
+
 def test_slots_and_words():
     assert {"time"} <= slots("Daily standup is at 9:30.")
     assert "money" in slots("Rent is $1,450 a month.")
