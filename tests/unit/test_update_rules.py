@@ -99,7 +99,7 @@ def test_duties_pass_from_person_to_person(older, newer, updates):
 
 @pytest.mark.parametrize("older, newer, updates", [
     ("The book club has 14 members.", "after the summer the club is down to 9 readers", True),
-    ("My blood pressure is around 135.", "resting pressure is down to 121 since I cut salt", True),
+    ("My blood pressure is around 135.", "my blood pressure is down to 121 since I cut salt", True),
     ("My dose of vitamin D is 1000 IU.", "doc upped my vitamin D to 2000 IU", True),
     ("The book club has 14 members.", "the book club meets 2 times a month now", False),  # another attribute
 ])
