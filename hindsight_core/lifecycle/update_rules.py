@@ -347,7 +347,8 @@ def judge_update(older: str, newer: str, sim: float) -> str | None:
 _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value changed": 2.0,
              "a tool reports another value": 1.5, "the number changed": 1.5,
              "close reworded statement, value changed": 1.0, "same subject, a new name for its value": 1.0,
-             "the duty passed to someone else": 2.0, "promoted: the title changed": 2.0, "the job ended": 2.0}
+             "the duty passed to someone else": 2.0, "promoted: the title changed": 2.0, "the job ended": 2.0,
+             "a tool field reports another value": 2.0}
 
 
 def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, float]:
@@ -426,6 +427,59 @@ def _role_change(older: str, part: str, o: Reading) -> str | None:
     return "the duty passed to someone else" if len(shared) * 2 >= len(distinct) else None
 
 
+_FIELD_EQ = re.compile(r"([A-Za-z][\w.-]*)\s*=\s*")
+_FIELD_COLON = re.compile(r"^\s*([A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,2}):\s+(\S[^\n]*)$", re.M)
+_FIELD_END = re.compile(r"[,;|(\n]")
+#: Short field names and the attribute slot they fill ("qty=4" is a count, "loc=" a place).
+_FIELD_SLOTS = {"qty": "quantity", "count": "quantity", "quantity": "quantity", "num": "quantity", "n": "quantity",
+                "loc": "location", "location": "location", "site": "location", "region": "location",
+                "version": "version", "ver": "version", "port": "port", "owner": "role", "assignee": "role",
+                "status": "status", "state": "status", "price": "money", "cost": "money", "amount": "money",
+                "date": "date", "due": "date", "expiry": "date", "expires": "date", "time": "time"}
+
+
+def _fields(record: str) -> list[tuple[str, str]]:
+    """``(field name, value)`` pairs of a machine record: ``key=value`` and ``Key Name: value`` lines."""
+    out = []
+    eqs = list(_FIELD_EQ.finditer(record))
+    for i, m in enumerate(eqs):
+        end = eqs[i + 1].start() if i + 1 < len(eqs) else len(record)
+        value = _FIELD_END.split(record[m.end():end], maxsplit=1)[0].strip(" \"'")
+        if value:
+            out.append((m.group(1), value))
+    out += [(m.group(1), _FIELD_END.split(m.group(2), maxsplit=1)[0].strip()) for m in _FIELD_COLON.finditer(record)
+            if "=" not in m.group(2)]  # "export: item=... qty=4" is a list of fields, read above
+    return out
+
+
+def _tool_field_changed(older: str, newer: str, o: Reading) -> bool:
+    """A machine record has a field for the earlier statement's attribute (its verb or value word,
+    "avg_sleep" for "sleep", or the slot a short name fills, "qty" for a count) holding another
+    value, and names part of its subject ("laptop-spare" for "spare laptops")."""
+    if not is_tool_record(newer):
+        return False
+    subject, verb, value = key_and_value(older)
+    words = {w for t in re.findall(r"[\w.-]+", newer.lower()) for w in [t, *re.split(r"[-_.]", t)] if w}
+    nouns = [w for w in (subject or ((verb,) if verb else ()) + value)
+             if not _number_like(w) and w not in _NOT_VALUE and len(w) > 2]
+    if not any(w == x or same_word(w, x) for w in nouns for x in words):
+        return False
+    attribute = [w for w in ([verb] if verb else []) + list(value) if not _number_like(w)]
+    old_values = {v for v in value if v not in _NOT_VALUE and (_number_like(v) or v not in subject)}
+    for name, field_value in _fields(newer):
+        keys = [k for k in re.split(r"[-_. ]+", name.lower()) if k]
+        if not any(_FIELD_SLOTS.get(k) in o.slots or any(same_word(k, a) or k == a for a in attribute)
+                   for k in keys):
+            continue
+        got = read(field_value)
+        if not got.tokens or any(_present(v, got) for v in old_values):
+            continue
+        if any(_number_like(v) for v in old_values) and not any(_number_like(t) for t in got.tokens):
+            continue
+        return True
+    return False
+
+
 def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if older.rstrip().endswith("?") or denies(newer):
         return None, 0.0
@@ -440,6 +494,8 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     role = _role_change(older, part, o)
     if role is not None:
         return role, 1.0
+    if _tool_field_changed(older, newer, o):
+        return "a tool field reports another value", 1.0
     if _parallel(o, n) or _swapped(o, n) or _flipped(older, part):
         return None, 0.0
     subject, verb, value = key_and_value(older)

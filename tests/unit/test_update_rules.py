@@ -113,6 +113,17 @@ def test_a_plural_noun_before_a_copula_is_not_the_verb():
     assert key_and_value("Expense reports are due the last day of the month.")[0] == ("expense", "report")
 
 
+@pytest.mark.parametrize("older, newer, updates", [
+    ("The staging redis listens on 6379.", "[cfg] service=staging-redis port=6380 tls=on", True),
+    ("We keep 30 spare badges at reception.", "stock report: item=badge-spare qty=12 site=reception", True),
+    ("The wiki TLS cert expires 2024-05-01.", "Certificate Name: wiki\n  Expiry Date: 2025-05-01 (VALID: 88 days)", True),
+    ("The staging redis listens on 6379.", "[cfg] service=staging-redis port=6379 tls=on", False),  # same value
+    ("The staging redis listens on 6379.", "[cfg] service=billing-api port=8443", False),  # another service
+])
+def test_a_tool_record_field_replaces_the_value(older, newer, updates):
+    assert (judge_update(older, newer, 0.4) is not None) is updates
+
+
 def test_slots_and_words():
     assert {"time"} <= slots("Daily standup is at 9:30.")
     assert "money" in slots("Rent is $1,450 a month.")
