@@ -348,7 +348,7 @@ _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value chang
              "a tool reports another value": 1.5, "the number changed": 1.5,
              "close reworded statement, value changed": 1.0, "same subject, a new name for its value": 1.0,
              "the duty passed to someone else": 2.0, "promoted: the title changed": 2.0, "the job ended": 2.0,
-             "a tool field reports another value": 2.0}
+             "a tool field reports another value": 2.0, "moved to another place": 2.0}
 
 
 def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, float]:
@@ -480,6 +480,37 @@ def _tool_field_changed(older: str, newer: str, o: Reading) -> bool:
     return False
 
 
+#: Where someone or something is: "lives in", "is based in", "sits in", "is at".
+_LOCATED = re.compile(r"\b(live[sd]?|living|based|located|sits?|stationed|hosted|held|(is|are|'s|'re) (at|in))\b", re.I)
+#: It went elsewhere: "moved", "relocated", "new place", "move into".
+_MOVED = re.compile(r"\b(moved|moving|move[sd]? (in)?to|relocat\w+|new (place|flat|apartment|house|home|office|address|"
+                    r"venue|location|spot|digs)|now (lives?|based|located)|set up shop)\b", re.I)
+
+
+def _moved(older: str, part: str, o: Reading, n: Reading) -> bool:
+    """Someone or something located at a named place moved to another named place ("I live in
+    Leith" / "Finally moved!! New place is in Portobello"); the subject's words must recur unless
+    the statement is the speaker's own."""
+    m = _LOCATED.search(older)
+    if m is None or not _MOVED.search(part):
+        return False
+    places = [x for x in read(older[m.end():]).names if not _is_id(x)]
+    if not places:
+        return False
+    if not any(_at_place(x, part) for x in n.names if not _present(x, o) and not _is_id(x) and len(x) > 2):
+        return False
+    subject = [w for w in content(older[:m.start()]) if w not in o.names and not _number_like(w)]
+    distinct = [w for w in subject if w not in _GENERIC_DUTY]
+    if (distinct or subject) and not any(_present(w, n) for w in distinct or subject):
+        return False
+    return not any(_at_place(x, part) for x in places)  # "still in Leith": not moved
+
+
+def _at_place(name: str, text: str) -> bool:
+    """``name`` follows a place preposition in ``text`` ("in Portobello", "to The Crux")."""
+    return bool(re.search(r"\b(in|at|to|into)\s+(the\s+)?" + re.escape(name) + r"\b", text, re.I))
+
+
 def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if older.rstrip().endswith("?") or denies(newer):
         return None, 0.0
@@ -496,6 +527,8 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
         return role, 1.0
     if _tool_field_changed(older, newer, o):
         return "a tool field reports another value", 1.0
+    if _moved(older, part, o, n):
+        return "moved to another place", 1.0
     if _parallel(o, n) or _swapped(o, n) or _flipped(older, part):
         return None, 0.0
     subject, verb, value = key_and_value(older)

@@ -124,6 +124,18 @@ def test_a_tool_record_field_replaces_the_value(older, newer, updates):
     assert (judge_update(older, newer, 0.4) is not None) is updates
 
 
+@pytest.mark.parametrize("older, newer, updates", [
+    ("My aunt lives in Galway.", "spent the weekend helping my aunt move into her new flat in Cork", True),
+    ("The pottery class is held at Clayworks.", "pottery class relocated to Kiln House, Clayworks lost the lease", True),
+    ("I'm based in Lyon.", "finally moved! new place is in Annecy", True),
+    ("My aunt lives in Galway.", "helped my cousin move into her new flat in Cork", False),  # another person
+    ("I'm based in Lyon.", "moved the desk into the spare room, Ikea chair arrived", False),  # no new place
+    ("The design team sits in Berlin.", "the data team moved to the new office in Munich", False),
+])
+def test_a_move_to_another_named_place(older, newer, updates):
+    assert (judge_update(older, newer, 0.4) is not None) is updates
+
+
 def test_slots_and_words():
     assert {"time"} <= slots("Daily standup is at 9:30.")
     assert "money" in slots("Rent is $1,450 a month.")
