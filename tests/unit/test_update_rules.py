@@ -136,6 +136,18 @@ def test_a_move_to_another_named_place(older, newer, updates):
     assert (judge_update(older, newer, 0.4) is not None) is updates
 
 
+@pytest.mark.parametrize("older, newer, updates", [
+    ("Please answer me in English.", "a partir de ahora respóndeme en español, por favor", True),
+    ("Write to me in English.", "ab jetzt bitte auf Deutsch schreiben, ich übe für die Reise", True),
+    ("The team standup is at 9:30.", "le standup est maintenant à 10:15, c'est mieux pour tout le monde", True),
+    ("payments-api listens on 8443.", "payments-api läuft jetzt auf Port 9443, nicht mehr 8443", True),
+    ("Please answer me in English.", "mi hermano habla español y francés, es muy listo", False),  # no change cue
+    ("The team standup is at 9:30.", "la cena es a las 20:00 en casa de Marta, nuevo restaurante", False),
+])
+def test_updates_said_in_another_language(older, newer, updates):
+    assert (judge_update(older, newer, 0.3) is not None) is updates
+
+
 def test_slots_and_words():
     assert {"time"} <= slots("Daily standup is at 9:30.")
     assert "money" in slots("Rent is $1,450 a month.")
