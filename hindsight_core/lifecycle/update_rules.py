@@ -429,7 +429,7 @@ def _role_change(older: str, part: str, o: Reading) -> str | None:
 
 
 _FIELD_EQ = re.compile(r"([A-Za-z][\w.-]*)\s*=\s*")
-_FIELD_COLON = re.compile(r"^\s*([A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,2}):\s+(\S[^\n]*)$", re.M)
+_FIELD_COLON = re.compile(r"(?:^\s*|(?<=[.;|] ))([A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,2}):\s+(\S[^\n]*?)\.?$", re.M)
 _FIELD_END = re.compile(r"[,;|(\n]")
 #: Short field names and the attribute slot they fill ("qty=4" is a count, "loc=" a place).
 _FIELD_SLOTS = {"qty": "quantity", "count": "quantity", "quantity": "quantity", "num": "quantity", "n": "quantity",

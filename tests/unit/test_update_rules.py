@@ -117,6 +117,7 @@ def test_a_plural_noun_before_a_copula_is_not_the_verb():
     ("The staging redis listens on 6379.", "[cfg] service=staging-redis port=6380 tls=on", True),
     ("We keep 30 spare badges at reception.", "stock report: item=badge-spare qty=12 site=reception", True),
     ("The wiki TLS cert expires 2024-05-01.", "Certificate Name: wiki\n  Expiry Date: 2025-05-01 (VALID: 88 days)", True),
+    ("Rex's lepto shot is due in May.", "[VetApp] Rex — Lepto given 2024-05-02. Next due: 2025-05-02.", True),
     ("The staging redis listens on 6379.", "[cfg] service=staging-redis port=6379 tls=on", False),  # same value
     ("The staging redis listens on 6379.", "[cfg] service=billing-api port=8443", False),  # another service
 ])
