@@ -349,7 +349,7 @@ _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value chang
              "close reworded statement, value changed": 1.0, "same subject, a new name for its value": 1.0,
              "the duty passed to someone else": 2.0, "promoted: the title changed": 2.0, "the job ended": 2.0,
              "a tool field reports another value": 2.0, "moved to another place": 2.0,
-             "changed, said in another language": 2.0}
+             "changed, said in another language": 2.0, "renamed": 2.0}
 
 
 def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, float]:
@@ -567,6 +567,28 @@ _LANGUAGE_GROUP = {**{r: "en" for r in ("engl", "ingl", "angl")}, **{r: "es" for
                    **{r: "pt" for r in ("port",)}, **{r: "it" for r in ("ital",)}}
 
 
+_NAMING = re.compile(r"\b(named|called|name is|name's|names? (are|were)|known as|goes by|go by)\b", re.I)
+_RENAMED = re.compile(r"\b(renam\w+|re-?brand\w*|(now|officially) (called|named|known as)|officially|goes by|going by|"
+                      r"new name|name change|changed (his|her|their|its|the) name|took (his|her|their) \w+'s (last )?name)\b",
+                      re.I)
+_NAME_NOW = re.compile(r"\b(is|'s|are|'re) (officially |now )?[A-Z][\w'-]+( [A-Z][\w'-]+)? now\b")
+
+
+def _renamed(older: str, part: str, o: Reading, n: Reading) -> bool:
+    """Something named or called X is now called Y ("the kitten is officially Waffles now", "she's
+    Hannah Lindqvist now"): a rename cue, a new name, and the subject's words or its old name recur."""
+    m = _NAMING.search(older)
+    if m is None or not (_RENAMED.search(part) or _NAME_NOW.search(part)):
+        return False
+    if not any(not _present(x, o) and not _is_id(x) and len(x) > 2 for x in n.names):
+        return False
+    subject = [w for w in content(older[:m.start()]) if w not in o.names and w not in _GENERIC_DUTY
+               and not _number_like(w)]
+    after = content(older[m.end():])
+    return any(_present(w, n) for w in subject + [w for w in after if w not in o.names]) \
+        or bool(o.names & (n.names | set(n.tokens)))  # the old name itself, not "#nimbus-core" for Nimbus
+
+
 def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if older.rstrip().endswith("?") or denies(newer):
         return None, 0.0
@@ -585,6 +607,8 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
         return "a tool field reports another value", 1.0
     if _moved(older, part, o, n):
         return "moved to another place", 1.0
+    if _renamed(older, part, o, n):
+        return "renamed", 1.0
     if _in_other_language(older, part, o, n, sim):
         return "changed, said in another language", 1.0
     if _parallel(o, n) or _swapped(o, n) or _flipped(older, part):

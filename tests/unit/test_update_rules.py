@@ -149,6 +149,17 @@ def test_updates_said_in_another_language(older, newer, updates):
     assert (judge_update(older, newer, 0.3) is not None) is updates
 
 
+@pytest.mark.parametrize("older, newer, updates", [
+    ("The billing service is called Ledger.", "billing got renamed to Tally in the reorg", True),
+    ("We named the goldfish Bubbles.", "the kids voted and the goldfish is officially Captain now", True),
+    ("My friend's name is Sam Ortiz.", "Sam got married and goes by Sam Reyes these days", True),
+    ("My sister's name is Hannah.", "my cousin is officially called Bea now", False),  # another person
+    ("Our project is called Nimbus.", "we renamed the Slack channel to #nimbus-core", False),  # another thing
+])
+def test_a_rename(older, newer, updates):
+    assert (judge_update(older, newer, 0.4) is not None) is updates
+
+
 def test_slots_and_words():
     assert {"time"} <= slots("Daily standup is at 9:30.")
     assert "money" in slots("Rent is $1,450 a month.")
