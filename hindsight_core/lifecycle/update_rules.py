@@ -41,6 +41,7 @@ CLOSE_SIM = 0.55
 #: about 0.25, e.g. a tool record against a sentence; the rules, not the cosine, then decide).
 RELATED_MIN_SIM = 0.25
 _PARALLEL_MAX = 14  # content words; longer texts are messages, not template facts
+_SHORT_STATEMENT = 6  # content words of a one-fact statement ("The auth api moved to port 3896.")
 #: Share of the earlier statement's key words the later text must repeat to be about the same key.
 KEY_COVERAGE = 0.5
 
@@ -297,14 +298,16 @@ def _substituted(older: str, newer: str, missing: set[str], value: tuple[str, ..
     """A subject word of the earlier text is replaced by another word right before the same next
     word: "the *data* team's budget" / "*ML* team's budget", "*Priya* leads" / "*Hiroshi* now leads"."""
     o_words, n_words = _raw_words(older), _raw_words(newer)
+    a, b = content(older), content(newer)
+    short_pair = max(len(a), len(b)) <= _SHORT_STATEMENT and abs(len(a) - len(b)) <= 1
     for i, w in enumerate(o_words):
         if w not in missing:
             continue
         nxt = next((t for t in o_words[i + 1:] if t not in STOP and t not in value  # a key word, not the value
                     and any(same_word(t, x) for x in n_words)), None)
-        if nxt is None:
-            continue
-        for j, t in enumerate(n_words):
+        if nxt is None and not short_pair:
+            continue  # a message rewords the subject freely; only two short statements are compared word by word
+        for j, t in enumerate(n_words if nxt is not None else ()):  # no next key word: the word before decides
             if j == 0 or not same_word(t, nxt):
                 continue
             k = j - 1
@@ -349,7 +352,8 @@ _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value chang
              "close reworded statement, value changed": 1.0, "same subject, a new name for its value": 1.0,
              "the duty passed to someone else": 2.0, "promoted: the title changed": 2.0, "the job ended": 2.0,
              "a tool field reports another value": 2.0, "moved to another place": 2.0,
-             "changed, said in another language": 2.0, "renamed": 2.0}
+             "changed, said in another language": 2.0, "renamed": 2.0,
+             "the value's qualifier changed": 1.5}
 
 
 def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, float]:
@@ -589,6 +593,24 @@ def _renamed(older: str, part: str, o: Reading, n: Reading) -> bool:
         or bool(o.names & (n.names | set(n.tokens)))  # the old name itself, not "#nimbus-core" for Nimbus
 
 
+def _qualifier_swapped(older: str, part: str, value: tuple[str, ...]) -> bool:
+    """The earlier value's head word recurs under another capitalised qualifier, a named tier
+    ("Silver Medallion" / "hit Gold Medallion", "Standard tier" / "Premium tier"), and the old
+    qualifier is gone ("the back door" for "a red door" is another door, not a new colour)."""
+    o_caps = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", older)}
+    n_caps = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", part)}
+    o_words, n_words = _raw_words(older), _raw_words(part)
+    for i in range(len(o_words) - 1):
+        qual, head = o_words[i], o_words[i + 1]
+        if qual in STOP or head in STOP or qual not in value or head not in value or _number_like(qual) \
+                or qual not in o_caps or any(same_word(qual, x) for x in n_words):
+            continue
+        for j in range(1, len(n_words)):
+            if same_word(n_words[j], head) and n_words[j - 1] in n_caps and _stranger(n_words[j - 1], o_words):
+                return True
+    return False
+
+
 def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if older.rstrip().endswith("?") or denies(newer):
         return None, 0.0
@@ -598,8 +620,8 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if not part.strip():
         return None, 0.0
     o, n = read(older), read(part)
-    if _other_id(o, n):
-        return None, 0.0
+    if _other_id(o, n) or _parallel(o, n):
+        return None, 0.0  # one template, two subjects: the word-by-word rules decide
     role = _role_change(older, part, o)
     if role is not None:
         return role, 1.0
@@ -609,9 +631,12 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
         return "moved to another place", 1.0
     if _renamed(older, part, o, n):
         return "renamed", 1.0
+    if (update_cue(part) and sim >= RELATED_MIN_SIM
+            and _qualifier_swapped(older, part, key_and_value(older)[2])):
+        return "the value's qualifier changed", 1.0
     if _in_other_language(older, part, o, n, sim):
         return "changed, said in another language", 1.0
-    if _parallel(o, n) or _swapped(o, n) or _flipped(older, part):
+    if _swapped(o, n) or _flipped(older, part):
         return None, 0.0
     subject, verb, value = key_and_value(older)
     heads = _heads(subject, verb, value)

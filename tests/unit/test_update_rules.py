@@ -160,6 +160,16 @@ def test_a_rename(older, newer, updates):
     assert (judge_update(older, newer, 0.4) is not None) is updates
 
 
+@pytest.mark.parametrize("older, newer, updates", [
+    ("My Hilton status is Silver Honors.", "finally made Gold Honors after the Lisbon trip", True),
+    ("Our Jira plan is the Standard tier.", "we upgraded Jira to the Premium tier this month", True),
+    ("The office has a red door.", "we finally painted the back door blue", False),  # another door
+    ("The auth service now listens on port 6357.", "The auth api moved to port 3896.", False),  # another service
+])
+def test_a_named_tier_changes_and_short_statements_keep_their_subject(older, newer, updates):
+    assert (judge_update(older, newer, 0.8) is not None) is updates
+
+
 def test_slots_and_words():
     assert {"time"} <= slots("Daily standup is at 9:30.")
     assert "money" in slots("Rent is $1,450 a month.")
