@@ -42,8 +42,8 @@ import numpy as np
 
 from hindsight_core.errors import InvalidInputError, LLMError
 from hindsight_core.lifecycle.belief_trust import corroborated, may_supersede, pending_flags
-from hindsight_core.lifecycle.update_cues import has_cue, look_alike, update_cue
-from hindsight_core.lifecycle.update_rules import RELATED_MIN_SIM, judge_update, update_strength
+from hindsight_core.lifecycle.update_cues import look_alike, update_cue
+from hindsight_core.lifecycle.update_rules import RELATED_MIN_SIM, is_tool_record, judge_update, update_strength
 from hindsight_core.models import CaptureResult, MemoryKind, MemoryStatus, MemoryUnit
 
 if TYPE_CHECKING:
@@ -385,8 +385,8 @@ def supersede_on_capture(
             reason, by_slots = _decide(older.text, newer.text, sim, cfg.contradiction_min_sim,
                                        llm if slot_updates == 0 and best_slot is None else None)
             if (reason is None or (by_slots and (slot_updates or best_slot not in (None, uid)))
-                    or (dated and not (by_slots and has_cue(newer.text, "correction", "effective")))):
-                continue  # two dated events are both true, unless the later one corrects or reschedules
+                    or (dated and not (by_slots and (update_cue(newer.text) is not None or is_tool_record(newer.text))))):
+                continue  # two dated events are both true, unless the later one says it changed or a tool reports it
             slot_updates += 1  # one slot-rule update per fact, and none beside a template update
             if may_supersede(older.source, newer.source) or corroborated(older, newer):
                 old, new = _supersede(older, newer, reason)

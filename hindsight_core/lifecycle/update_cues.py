@@ -86,7 +86,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"transferr?\w*|now|these days|from now on|going forward|new|finally|switched|reorg|update[ds]?|"
         r"is live|went live|landed|rebook\w*|reschedul\w*|postpon\w*|push(ed)? (back|out)|extend\w*|"
         r"tighten\w*|loosen\w*|shorten\w*|lengthen\w*|revis\w*|adjust\w*|swap\w*|officially|overrul\w*|"
-        r"handing)\b|→|->|=>", _F)),
+        r"handing|upp?ed|stopped|stopping|back to|ditch\w*|gave up|giving up|dumped|traded|now on)\b|→|->|=>", _F)),
     ("effective", re.compile(
         r"\b(as of|starting|starts|from (tomorrow|today|next|monday|tuesday|wednesday|thursday|friday|saturday|"
         r"sunday|the \d+)|effective|since)\b", _F)),
@@ -184,6 +184,19 @@ def is_addition(clause: str) -> bool:
     return bool(_ADDITION.search(clause)) and not _REPLACE.search(clause)
 
 
+_EFFECTIVE_TIME = re.compile(
+    r"\b(as of|starting|starts|start|effective|beginning|begins)\s+(this|next|the|on)?\s*"
+    r"(mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bfrom (next|this) (mon|tues|wednes|thurs|fri|satur|sun)day\b(\s+on\b)?|"
+    r"\b(as of|starting|starts|effective|from|beginning|begins)\s+(this|next|the)?\s*"
+    r"(tomorrow|today|tonight|now|week|month|sprint|quarter|year|cycle|term|semester)\b(\s+on\b)?", _F)
+
+
+def without_effective_time(text: str) -> str:
+    """``text`` without the phrase that says when it takes effect ("as of Monday", "starting next
+    week", "from tomorrow on"): that time is when the new value holds, not the value."""
+    return re.sub(r"\s{2,}", " ", _EFFECTIVE_TIME.sub(" ", text)).strip()
+
+
 def update_cue(text: str) -> str | None:
     """The kind of update cue ``text`` carries: ``correction``, ``change``, ``effective``; or None."""
     for name, pattern in _CUES:
@@ -192,13 +205,4 @@ def update_cue(text: str) -> str | None:
     return None
 
 
-__all__.append("is_addition")
-
-
-def has_cue(text: str, *kinds: str) -> bool:
-    """Whether ``text`` carries an update cue of one of ``kinds`` anywhere (not only the first kind
-    :func:`update_cue` reports: "moved to 10:15 starting this week" changes *and* reschedules)."""
-    return any(name in kinds and pattern.search(text) for name, pattern in _CUES)
-
-
-__all__.append("has_cue")
+__all__ += ["is_addition", "without_effective_time"]

@@ -29,9 +29,10 @@ import re
 
 from hindsight_core.lifecycle.slots import STOP, Reading, content, read, same_word
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, split_clauses,
-                                                  update_cue)
+                                                  update_cue, without_effective_time)
 
-__all__ = ["judge_update", "update_strength", "key_and_value", "RELATED_MIN_SIM", "CLOSE_SIM"]
+__all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record", "RELATED_MIN_SIM", "CLOSE_SIM",
+           "SLOT_MATCH_BONUS"]
 
 #: Cosine from which two statements sharing an attribute slot may be about the same thing even when
 #: the later one names the subject differently ("the main db" for "our primary Postgres instance").
@@ -40,6 +41,7 @@ CLOSE_SIM = 0.55
 #: about 0.25, e.g. a tool record against a sentence; the rules, not the cosine, then decide).
 RELATED_MIN_SIM = 0.25
 _PARALLEL_MAX = 14  # content words; longer texts are messages, not template facts
+_SHORT_STATEMENT = 6  # content words of a one-fact statement ("The auth api moved to port 3896.")
 #: Share of the earlier statement's key words the later text must repeat to be about the same key.
 KEY_COVERAGE = 0.5
 
@@ -61,6 +63,19 @@ _MULTI = re.compile(r"\b(likes?|loves?|enjoys?|into|fan of|also)\b", re.I)
 _REPLACE_CUE = re.compile(r"\b(instead|no longer|anymore|any more|not \w+ any ?more|gone off|switch\w*|replac\w*|"
                           r"now|these days|convert|over it|dead to me|quit|stopped)\b", re.I)
 _WEAK_SLOTS = frozenset({"preference", "tool", "role", "status", "version"})
+
+
+def is_tool_record(text: str) -> bool:
+    """Machine output ("[jira] ...", "key=value", "Key: value" lines, a shell prompt)."""
+    return bool(_TOOL_RECORD.search(text))
+
+
+#: Slots read from common verbs ("use", "like"): too loose to say two values are of one kind.
+_LOOSE_SLOTS = frozenset({"preference", "tool"})
+#: A message updates one of several facts about its subject: the one whose value is of the kind the
+#: message states ("physio moves to Wednesdays" updates "appointments are on Mondays", not "my physio
+#: is called Rhiannon") is preferred by about one rule step.
+SLOT_MATCH_BONUS = 1.0
 _NOT_VALUE = frozenset({"now", "new", "today", "yesterday", "tomorrow", "morning", "night", "week", "month", "year",
                         "last", "next", "day", "time", "anymore", "finally", "update", "updated"})
 
@@ -73,6 +88,8 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
     With no verb found, the first two content words are the subject.
     """
     m = _VERB.search(text)
+    if m is not None and _BEFORE_COPULA.match(text, m.end()):  # "expense *reports* are due": a plural noun
+        m = _VERB.search(text, m.end()) or m
     if m is None:
         toks = content(text)
         return toks[:2], None, toks[2:]
@@ -85,6 +102,7 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
 
 
 _PREP = re.compile(r"\s(?:at|in|of|for|on|to|from|with|by)\s", re.I)
+_BEFORE_COPULA = re.compile(r"\s+(are|is|were|was|have|has)\b", re.I)
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve".split())
 
 
@@ -239,6 +257,34 @@ def _new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
     return any(not _number_like(t) or _is_id(t) for t in n_new)
 
 
+#: Slots whose values are numbers of one kind: a count for a count, a sum for a sum.
+_NUMBER_SLOTS = frozenset({"quantity", "money", "percent", "duration", "time", "date", "version", "port"})
+#: Two plain numbers within this factor of each other measure the same thing ("HR 68" / "down to 58").
+_MAGNITUDE_FACTOR = 3.0
+
+
+def _magnitude(tok: str) -> float | None:
+    try:
+        return float(tok)
+    except ValueError:
+        return None
+
+
+def _same_number_kind(old: set[str], new: list[str], o: Reading, n: Reading) -> bool:
+    """The later text's new number is of the earlier one's kind: a shared number slot, the same
+    version shape ("1.27" / "1.29"), or plain numbers of about one size ("120 people" / "95 guests")."""
+    if o.slots & n.slots & _NUMBER_SLOTS:
+        return True
+    for a in old:
+        for b in new:
+            if _shape(a) == _shape(b) == "version":
+                return True
+            x, y = _magnitude(a), _magnitude(b)
+            if x and y and max(x, y) / min(x, y) <= _MAGNITUDE_FACTOR:
+                return True
+    return False
+
+
 def _raw_words(text: str) -> list[str]:
     return [_stem_word(w) for w in re.findall(r"[\w'’-]+", text.lower())]
 
@@ -252,14 +298,16 @@ def _substituted(older: str, newer: str, missing: set[str], value: tuple[str, ..
     """A subject word of the earlier text is replaced by another word right before the same next
     word: "the *data* team's budget" / "*ML* team's budget", "*Priya* leads" / "*Hiroshi* now leads"."""
     o_words, n_words = _raw_words(older), _raw_words(newer)
+    a, b = content(older), content(newer)
+    short_pair = max(len(a), len(b)) <= _SHORT_STATEMENT and abs(len(a) - len(b)) <= 1
     for i, w in enumerate(o_words):
         if w not in missing:
             continue
         nxt = next((t for t in o_words[i + 1:] if t not in STOP and t not in value  # a key word, not the value
                     and any(same_word(t, x) for x in n_words)), None)
-        if nxt is None:
-            continue
-        for j, t in enumerate(n_words):
+        if nxt is None and not short_pair:
+            continue  # a message rewords the subject freely; only two short statements are compared word by word
+        for j, t in enumerate(n_words if nxt is not None else ()):  # no next key word: the word before decides
             if j == 0 or not same_word(t, nxt):
                 continue
             k = j - 1
@@ -301,14 +349,266 @@ def judge_update(older: str, newer: str, sim: float) -> str | None:
 #: the earlier value named as what changed beats a kept key, which beats a reworded match.
 _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value changed": 2.0,
              "a tool reports another value": 1.5, "the number changed": 1.5,
-             "close reworded statement, value changed": 1.0, "same subject, a new name for its value": 1.0}
+             "close reworded statement, value changed": 1.0, "same subject, a new name for its value": 1.0,
+             "the duty passed to someone else": 2.0, "promoted: the title changed": 2.0, "the job ended": 2.0,
+             "a tool field reports another value": 2.0, "moved to another place": 2.0,
+             "changed, said in another language": 2.0, "renamed": 2.0,
+             "the value's qualifier changed": 1.5}
 
 
 def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     """``(reason, strength)``: :func:`judge_update`'s reason and how strongly the rules hold it
-    (rule weight plus the share of the earlier subject the later text repeats, plus ``sim``)."""
+    (rule weight plus the share of the earlier subject the later text repeats, plus ``sim``, plus
+    :data:`SLOT_MATCH_BONUS` when both state a value of one kind: a day for a day, a sum for a sum)."""
     reason, coverage = _judge(older, newer, sim)
-    return reason, (_STRENGTH.get(reason, 0.0) + coverage + sim) if reason else 0.0
+    if not reason:
+        return None, 0.0
+    stated = without_effective_time(assertive_part(newer, relations(older)))
+    same_kind = bool(read(older).slots & read(stated).slots - _LOOSE_SLOTS)
+    return reason, _STRENGTH.get(reason, 0.0) + coverage + sim + (SLOT_MATCH_BONUS if same_kind else 0.0)
+
+
+#: Who does a job: verbs and nouns of a duty held by one person at a time.
+_ROLE_WORDS = re.compile(
+    r"\b(leads?|led|runs?|owns?|manages?|heads?|handles?|coordinates?|chairs?|covers?|organi[sz]es?|maintains?|"
+    r"manager|boss|lead|owner|contact|poc|coordinator|head|point person|maintainer|ping|route|ask|reports? to)\b", re.I)
+#: The duty passes to someone named after the cue ("Priya now leads", "handed to Yusuf", "I report to Ana now").
+_TRANSFER = re.compile(
+    r"\bnow (leads?|runs?|owns?|manages?|heads?|handles?|coordinates?|chairs?|covers?|organi[sz]es?|maintains?)\b|"
+    r"\b(handed|passed|given|reassigned|transferred|moved|routed?|assigned|delegated|redirected|send|sent)"
+    r"( (it|them|this|that|\w+ \w+))?( over)? to\b|"
+    r"\bnow (owned|led|run|managed|handled|coordinated|headed|chaired|covered|maintained) by\b|"
+    r"\b(took|takes|taking|taken) over\b|\bstep(ped|ping|s)? in\b|\bis (now )?the new\b|'s (now )?the new\b|"
+    r"\bnew (lead|manager|owner|contact|head|coordinator|boss|poc|point person|maintainer)\b|"
+    r"\breports? to\b|\breporting to\b", re.I)
+#: Words of a duty that say nothing about which duty it is ("the mobile *team*").
+_GENERIC_DUTY = frozenset({"team", "group", "program", "programme", "project", "squad", "org", "department", "dept",
+                           "channel", "request", "requests", "thing", "stuff", "work"})
+#: "I report to X" names the speaker's manager.
+_REPORT_TO = re.compile(r"\breport(s|ing)? to\b", re.I)
+_PROMOTION = re.compile(r"\b(promot\w*|promo|new title|new role|stepp(ed|ing) up)\b", re.I)
+_DEPARTURE = re.compile(r"\b(retired|retiring|resigned|laid off|let go|stepped down|stepping down|quit (his|her|their|my|the)"
+                        r" job|left (his|her|their|my|the) (job|company|firm|team)|between jobs|unemployed)\b", re.I)
+_JOB = re.compile(r"\b(works? (as|at|for)|job|employed|career)\b", re.I)
+
+
+def _people(text: str, r: Reading) -> frozenset[str]:
+    """Names in ``text``, with a capitalised first word that is no stop word ("*Tomas* leads ...")."""
+    m = re.match(r"\s*([A-Z][a-z]+)\b", text)
+    first = m.group(1).lower() if m else ""
+    return r.names | ({first} if first and first not in STOP and first not in _GENERIC_DUTY else set())
+
+
+def _role_change(older: str, part: str, o: Reading) -> str | None:
+    """A duty held by one person passed to another, a title changed, or a job ended; or None.
+
+    "Tomas leads the mobile team" / "Priya now leads mobile": the names are the *value* here, the
+    duty ("mobile") is the key, so the word-order rules (which read the first name as the subject)
+    do not apply. The duty's distinctive words must recur: "Hiroshi now leads the web team" is
+    another duty.
+    """
+    n = read(part)
+    people = _people(older, o)
+    subject = [w for w in key_and_value(older)[0] if w not in people]
+    if _JOB.search(older) and _DEPARTURE.search(part) and subject and any(_present(w, n) for w in subject[-1:]):
+        return "the job ended"
+    if not people:
+        return None
+    if _PROMOTION.search(part) and any(_present(x, n) for x in people) \
+            and re.search(r"\b(is|am|'m|are) (a|an|the)\b", older, re.I):
+        return "promoted: the title changed"
+    if not _ROLE_WORDS.search(older) or not _TRANSFER.search(part):
+        return None
+    newcomers = [x for x in n.names if not _present(x, o) and x not in people and not _is_id(x) and len(x) > 2]
+    if not newcomers:
+        return None
+    duty = [w for w in content(older) if w not in people and not _ROLE_WORDS.fullmatch(w) and w not in _NOT_VALUE]
+    distinct = [w for w in duty if w not in _GENERIC_DUTY and not any(x.startswith(w) for x in people)]
+    if not distinct and re.search(r"\b(manager|boss)\b", older, re.I) and _REPORT_TO.search(part):
+        return "the duty passed to someone else"  # "My manager is Greta" / "I report to Oluwaseun now"
+    if not distinct:
+        return None
+    shared = [w for w in distinct if _present(w, n)]
+    return "the duty passed to someone else" if len(shared) * 2 >= len(distinct) else None
+
+
+_FIELD_EQ = re.compile(r"([A-Za-z][\w.-]*)\s*=\s*")
+_FIELD_COLON = re.compile(r"(?:^\s*|(?<=[.;|] ))([A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,2}):\s+(\S[^\n]*?)\.?$", re.M)
+_FIELD_END = re.compile(r"[,;|(\n]")
+#: Short field names and the attribute slot they fill ("qty=4" is a count, "loc=" a place).
+_FIELD_SLOTS = {"qty": "quantity", "count": "quantity", "quantity": "quantity", "num": "quantity", "n": "quantity",
+                "loc": "location", "location": "location", "site": "location", "region": "location",
+                "version": "version", "ver": "version", "port": "port", "owner": "role", "assignee": "role",
+                "status": "status", "state": "status", "price": "money", "cost": "money", "amount": "money",
+                "date": "date", "due": "date", "expiry": "date", "expires": "date", "time": "time"}
+
+
+def _fields(record: str) -> list[tuple[str, str]]:
+    """``(field name, value)`` pairs of a machine record: ``key=value`` and ``Key Name: value`` lines."""
+    out = []
+    eqs = list(_FIELD_EQ.finditer(record))
+    for i, m in enumerate(eqs):
+        end = eqs[i + 1].start() if i + 1 < len(eqs) else len(record)
+        value = _FIELD_END.split(record[m.end():end], maxsplit=1)[0].strip(" \"'")
+        if value:
+            out.append((m.group(1), value))
+    out += [(m.group(1), _FIELD_END.split(m.group(2), maxsplit=1)[0].strip()) for m in _FIELD_COLON.finditer(record)
+            if "=" not in m.group(2)]  # "export: item=... qty=4" is a list of fields, read above
+    return out
+
+
+def _tool_field_changed(older: str, newer: str, o: Reading) -> bool:
+    """A machine record has a field for the earlier statement's attribute (its verb or value word,
+    "avg_sleep" for "sleep", or the slot a short name fills, "qty" for a count) holding another
+    value, and names part of its subject ("laptop-spare" for "spare laptops")."""
+    if not is_tool_record(newer):
+        return False
+    subject, verb, value = key_and_value(older)
+    words = {w for t in re.findall(r"[\w.-]+", newer.lower()) for w in [t, *re.split(r"[-_.]", t)] if w}
+    nouns = [w for w in (subject or ((verb,) if verb else ()) + value)
+             if not _number_like(w) and w not in _NOT_VALUE and len(w) > 2]
+    if not any(w == x or same_word(w, x) for w in nouns for x in words):
+        return False
+    attribute = [w for w in ([verb] if verb else []) + list(value) if not _number_like(w)]
+    old_values = {v for v in value if v not in _NOT_VALUE and (_number_like(v) or v not in subject)}
+    for name, field_value in _fields(newer):
+        keys = [k for k in re.split(r"[-_. ]+", name.lower()) if k]
+        if not any(_FIELD_SLOTS.get(k) in o.slots or any(same_word(k, a) or k == a for a in attribute)
+                   for k in keys):
+            continue
+        got = read(field_value)
+        if not got.tokens or any(_present(v, got) for v in old_values):
+            continue
+        if any(_number_like(v) for v in old_values) and not any(_number_like(t) for t in got.tokens):
+            continue
+        return True
+    return False
+
+
+#: Where someone or something is: "lives in", "is based in", "sits in", "is at".
+_LOCATED = re.compile(r"\b(live[sd]?|living|based|located|sits?|stationed|hosted|held|(is|are|'s|'re) (at|in))\b", re.I)
+#: It went elsewhere: "moved", "relocated", "new place", "move into".
+_MOVED = re.compile(r"\b(moved|moving|move[sd]? (in)?to|relocat\w+|new (place|flat|apartment|house|home|office|address|"
+                    r"venue|location|spot|digs)|now (lives?|based|located)|set up shop)\b", re.I)
+
+
+def _moved(older: str, part: str, o: Reading, n: Reading) -> bool:
+    """Someone or something located at a named place moved to another named place ("I live in
+    Leith" / "Finally moved!! New place is in Portobello"); the subject's words must recur unless
+    the statement is the speaker's own."""
+    m = _LOCATED.search(older)
+    if m is None or not _MOVED.search(part):
+        return False
+    places = [x for x in read(older[m.end():]).names if not _is_id(x)]
+    if not places:
+        return False
+    if not any(_at_place(x, part) for x in n.names if not _present(x, o) and not _is_id(x) and len(x) > 2):
+        return False
+    subject = [w for w in content(older[:m.start()]) if w not in o.names and not _number_like(w)]
+    distinct = [w for w in subject if w not in _GENERIC_DUTY]
+    if (distinct or subject) and not any(_present(w, n) for w in distinct or subject):
+        return False
+    return not any(_at_place(x, part) for x in places)  # "still in Leith": not moved
+
+
+def _at_place(name: str, text: str) -> bool:
+    """``name`` follows a place preposition in ``text`` ("in Portobello", "to The Crux")."""
+    return bool(re.search(r"\b(in|at|to|into)\s+(the\s+)?" + re.escape(name) + r"\b", text, re.I))
+
+
+#: Function words of Spanish, French, German, Portuguese and Italian: a message with several is in one of them.
+_FOREIGN_WORDS = frozenset("""el la los las que es ya pero con por para una del al muy también está son
+le les des est et une pour avec dans sur pas plus nous vous je c'est aussi au aux
+und ist der die das nicht mit ein eine ich wir ihr auch jetzt bitte zu im am vom
+em pode não uma com pra para você agora também estou está
+il che non sono della per gli anche adesso de en y mi tu su lo se un ce qui ne à auf von den dem zum zur di""".split())
+#: A foreign "not ... any more X" / "instead of X": X is the old value, named as gone.
+_FOREIGN_GONE = re.compile(r"\b(nicht mehr|statt|anstatt|ya no|no más|en vez de|em vez de|não mais|non più|plus|"
+                           r"au lieu de|invece di)\s+(\S+)", re.I)
+#: "Now", "no longer", "from now on", "moved", "changed", "new" in those languages.
+_FOREIGN_CUE = re.compile(
+    r"\b(ahora|ya no|desde ahora|a partir de|de ahora en adelante|cambi\w+|mudamos|mudé|mudó|nuev[oa]s?|en vez de|"
+    r"maintenant|désormais|dorénavant|à partir d\w*|ne \w+ plus|n'\w+ plus|plus de|déménag\w+|nouve(au|lle)s?|"
+    r"au lieu de|changé|jetzt|nicht mehr|kein\w* mehr|ab sofort|ab jetzt|ab (morgen|montag|dienstag|mittwoch|"
+    r"donnerstag|freitag|nächste\w*)|umgezogen|ge(ä|ae)ndert|verschoben|stattdessen|neu(e|er|es|en)?|"
+    r"agora|de agora em diante|não \w+ mais|mud(ou|amos|ei)|em vez de|adesso|ora|d'ora in poi|non più|invece)\b",
+    re.I)
+#: Names of languages in those languages and English: a reply-language preference changes by name.
+_LANGUAGE = re.compile(
+    r"\b(english|inglés|ingles|anglais|englisch|inglês|inglese|spanish|español|espagnol|spanisch|espanhol|spagnolo|"
+    r"french|francés|français|französisch|francês|francese|german|alemán|allemand|deutsch|alemão|tedesco|"
+    r"portuguese|portugués|portugais|portugiesisch|português|portoghese|italian|italiano|italien|italienisch)\b",
+    re.I)
+_FOREIGN_MIN = 2  # foreign function words that make a message foreign
+
+
+def _foreign(text: str) -> bool:
+    return sum(w in _FOREIGN_WORDS for w in re.findall(r"[\w']+", text.lower())) >= _FOREIGN_MIN
+
+
+def _in_other_language(older: str, part: str, o: Reading, n: Reading, sim: float) -> bool:
+    """A message in Spanish, French, German, Portuguese or Italian with a change cue in that language
+    names another language to use, or another number of the earlier value's kind for a subject it
+    names (a shared name or id, or a close enough meaning)."""
+    if _foreign(older) or not _foreign(part) or not _FOREIGN_CUE.search(part):
+        return False
+    old_lang = {_LANGUAGE_GROUP.get(m.lower()[:4], m.lower()) for m in _LANGUAGE.findall(older)}
+    new_lang = {_LANGUAGE_GROUP.get(m.lower()[:4], m.lower()) for m in _LANGUAGE.findall(part)}
+    if old_lang and new_lang and not new_lang <= old_lang:
+        return True
+    old_nums = {t for t in o.tokens if _number_like(t)}
+    new_nums = [t for t in n.tokens if _number_like(t) and not _present(t, o)]
+    subject = [w for w in key_and_value(older)[0] if not _number_like(w)]
+    shared = any(_present(x, n) for x in list(o.names) + subject) or sim >= CLOSE_SIM
+    kept = read(_FOREIGN_GONE.sub(" ", part))  # "nicht mehr 8443" names the old value as gone
+    return bool(old_nums and new_nums and shared and not any(_present(v, kept) for v in old_nums)
+                and _same_number_kind(old_nums, new_nums, o, n))
+
+
+#: The first four letters of a language's name in any of the six languages, to the language.
+_LANGUAGE_GROUP = {**{r: "en" for r in ("engl", "ingl", "angl")}, **{r: "es" for r in ("span", "espa", "spag")},
+                   **{r: "fr" for r in ("fren", "fran")}, **{r: "de" for r in ("germ", "alem", "deut", "tede")},
+                   **{r: "pt" for r in ("port",)}, **{r: "it" for r in ("ital",)}}
+
+
+_NAMING = re.compile(r"\b(named|called|name is|name's|names? (are|were)|known as|goes by|go by)\b", re.I)
+_RENAMED = re.compile(r"\b(renam\w+|re-?brand\w*|(now|officially) (called|named|known as)|officially|goes by|going by|"
+                      r"new name|name change|changed (his|her|their|its|the) name|took (his|her|their) \w+'s (last )?name)\b",
+                      re.I)
+_NAME_NOW = re.compile(r"\b(is|'s|are|'re) (officially |now )?[A-Z][\w'-]+( [A-Z][\w'-]+)? now\b")
+
+
+def _renamed(older: str, part: str, o: Reading, n: Reading) -> bool:
+    """Something named or called X is now called Y ("the kitten is officially Waffles now", "she's
+    Hannah Lindqvist now"): a rename cue, a new name, and the subject's words or its old name recur."""
+    m = _NAMING.search(older)
+    if m is None or not (_RENAMED.search(part) or _NAME_NOW.search(part)):
+        return False
+    if not any(not _present(x, o) and not _is_id(x) and len(x) > 2 for x in n.names):
+        return False
+    subject = [w for w in content(older[:m.start()]) if w not in o.names and w not in _GENERIC_DUTY
+               and not _number_like(w)]
+    after = content(older[m.end():])
+    return any(_present(w, n) for w in subject + [w for w in after if w not in o.names]) \
+        or bool(o.names & (n.names | set(n.tokens)))  # the old name itself, not "#nimbus-core" for Nimbus
+
+
+def _qualifier_swapped(older: str, part: str, value: tuple[str, ...]) -> bool:
+    """The earlier value's head word recurs under another capitalised qualifier, a named tier
+    ("Silver Medallion" / "hit Gold Medallion", "Standard tier" / "Premium tier"), and the old
+    qualifier is gone ("the back door" for "a red door" is another door, not a new colour)."""
+    o_caps = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", older)}
+    n_caps = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", part)}
+    o_words, n_words = _raw_words(older), _raw_words(part)
+    for i in range(len(o_words) - 1):
+        qual, head = o_words[i], o_words[i + 1]
+        if qual in STOP or head in STOP or qual not in value or head not in value or _number_like(qual) \
+                or qual not in o_caps or any(same_word(qual, x) for x in n_words):
+            continue
+        for j in range(1, len(n_words)):
+            if same_word(n_words[j], head) and n_words[j - 1] in n_caps and _stranger(n_words[j - 1], o_words):
+                return True
+    return False
 
 
 #: Reported speech (``Melanie said, "..."``, ``Melanie: ...``): the speaker is who talks, not what
@@ -348,17 +648,34 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if older.rstrip().endswith("?") or denies(newer):
         return None, 0.0
     part = assertive_part(newer, relations(older))
+    cue = update_cue(part)
+    part = without_effective_time(part)  # "as of Monday" says when, not what
     if not part.strip():
         return None, 0.0
     o, n = read(older), read(part)
     if not _atomic(older, o):
         return None, 0.0  # a multi-sentence turn or a long story is not one belief with one value
-    if _other_id(o, n) or _parallel(o, n) or _swapped(o, n) or _flipped(older, part):
+    if _other_id(o, n) or _parallel(o, n):
+        return None, 0.0  # one template, two subjects: the word-by-word rules decide
+    role = _role_change(older, part, o)
+    if role is not None:
+        return role, 1.0
+    if _tool_field_changed(older, newer, o):
+        return "a tool field reports another value", 1.0
+    if _moved(older, part, o, n):
+        return "moved to another place", 1.0
+    if _renamed(older, part, o, n):
+        return "renamed", 1.0
+    if (update_cue(part) and sim >= RELATED_MIN_SIM
+            and _qualifier_swapped(older, part, key_and_value(older)[2])):
+        return "the value's qualifier changed", 1.0
+    if _in_other_language(older, part, o, n, sim):
+        return "changed, said in another language", 1.0
+    if _swapped(o, n) or _flipped(older, part):
         return None, 0.0
     subject, verb, value = key_and_value(older)
     heads = _heads(subject, verb, value)
     value = tuple(v for v in value if v not in heads)
-    cue = update_cue(part)
     removed = _value_removed(value, part, n, tuple(w for w in subject + heads if not _number_like(w)), older)
     if removed == "kept" and cue != "correction":
         return None, 0.0  # the earlier value still stands; the text adds or restates
@@ -392,8 +709,10 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if head_ok and attr_ok and (shared_slot or tool or (cue and sim >= CLOSE_SIM)):
         return "same attribute, value changed", coverage
     o_nums = {v for v in value if _number_like(v)}
-    if (o_nums and cue and attr_ok and sim >= RELATED_MIN_SIM and (head_ok or coverage > KEY_COVERAGE)
-            and not any(_present(v, n) for v in o_nums) and any(_number_like(t) and not _present(t, o) for t in n.tokens)):
+    n_nums = [t for t in n.tokens if _number_like(t) and not _present(t, o)]
+    if (o_nums and cue and attr_ok and sim >= RELATED_MIN_SIM
+            and (head_ok or coverage > KEY_COVERAGE or (coverage > 0 and _same_number_kind(o_nums, n_nums, o, n)))
+            and not any(_present(v, n) for v in o_nums) and n_nums):
         return "the number changed", coverage
     if tool and (head_ok or any(_present(w, n) for w in nouns)) and (shared_slot or sim >= RELATED_MIN_SIM):
         return "a tool reports another value", coverage

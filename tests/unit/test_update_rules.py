@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hindsight_core.lifecycle.slots import read, same_word, slots
-from hindsight_core.lifecycle.update_cues import assertive_part, look_alike, update_cue
+from hindsight_core.lifecycle.update_cues import assertive_part, look_alike, update_cue, without_effective_time
 from hindsight_core.lifecycle.update_rules import judge_update, update_strength
 from hindsight_core.retrieval.present import inherit
 
@@ -66,6 +66,108 @@ def test_strength_prefers_the_named_value():
     named = update_strength("We track work in Jira.", newer, 0.46)
     assert named[0] is not None
     assert named[1] > update_strength("Jira sprints start on Wednesdays.", newer, 0.55)[1]
+
+
+def test_strength_prefers_the_value_of_the_kind_stated():
+    newer = "from next week physio moves to Wednesdays, Rhiannon changed her clinic hours"
+    day = update_strength("Physio appointments are on Mondays.", newer, 0.57)
+    name = update_strength("My physio is called Rhiannon.", newer, 0.57)
+    assert day[0] is not None and day[1] > name[1]
+
+
+@pytest.mark.parametrize("text, left", [
+    ("we're off Jira as of Monday, everything lives in Linear now", "we're off Jira , everything lives in Linear now"),
+    ("from next week physio moves to Wednesdays", "physio moves to Wednesdays"),
+    ("moved from Monday to Tuesday", "moved from Monday to Tuesday"),  # "from Monday" is the old value
+])
+def test_the_effective_time_is_not_the_value(text, left):
+    assert without_effective_time(text) == left
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    ("Marta runs the on-call rota.", "the on-call rota is now owned by Felix, Marta moved to data", True),
+    ("Ines coordinates the book club.", "Book club got handed over to Ravi this month", True),
+    ("My boss is Tariq.", "after the reshuffle I report to Chen now", True),
+    ("Ola is a junior designer on payments.", "Ola got promoted to senior designer!", True),
+    ("My uncle works as a plumber.", "my uncle retired in March, finally", True),
+    ("Marta runs the on-call rota.", "Felix now runs the release train.", False),  # another duty
+    ("Ines coordinates the book club.", "Ines handed her keys to Ravi", False),
+])
+def test_duties_pass_from_person_to_person(older, newer, updates):
+    assert (judge_update(older, newer, 0.45) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    ("The book club has 14 members.", "after the summer the club is down to 9 readers", True),
+    ("My blood pressure is around 135.", "my blood pressure is down to 121 since I cut salt", True),
+    ("My dose of vitamin D is 1000 IU.", "doc upped my vitamin D to 2000 IU", True),
+    ("The book club has 14 members.", "the book club meets 2 times a month now", False),  # another attribute
+])
+def test_a_number_of_the_same_kind_replaces_the_earlier_one(older, newer, updates):
+    assert (judge_update(older, newer, 0.45) is not None) is updates
+
+
+def test_a_plural_noun_before_a_copula_is_not_the_verb():
+    from hindsight_core.lifecycle.update_rules import key_and_value
+
+    assert key_and_value("Expense reports are due the last day of the month.")[0] == ("expense", "report")
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    ("The staging redis listens on 6379.", "[cfg] service=staging-redis port=6380 tls=on", True),
+    ("We keep 30 spare badges at reception.", "stock report: item=badge-spare qty=12 site=reception", True),
+    ("The wiki TLS cert expires 2024-05-01.", "Certificate Name: wiki\n  Expiry Date: 2025-05-01 (VALID: 88 days)", True),
+    ("Rex's lepto shot is due in May.", "[VetApp] Rex — Lepto given 2024-05-02. Next due: 2025-05-02.", True),
+    ("The staging redis listens on 6379.", "[cfg] service=staging-redis port=6379 tls=on", False),  # same value
+    ("The staging redis listens on 6379.", "[cfg] service=billing-api port=8443", False),  # another service
+])
+def test_a_tool_record_field_replaces_the_value(older, newer, updates):
+    assert (judge_update(older, newer, 0.4) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    ("My aunt lives in Galway.", "spent the weekend helping my aunt move into her new flat in Cork", True),
+    ("The pottery class is held at Clayworks.", "pottery class relocated to Kiln House, Clayworks lost the lease", True),
+    ("I'm based in Lyon.", "finally moved! new place is in Annecy", True),
+    ("My aunt lives in Galway.", "helped my cousin move into her new flat in Cork", False),  # another person
+    ("I'm based in Lyon.", "moved the desk into the spare room, Ikea chair arrived", False),  # no new place
+    ("The design team sits in Berlin.", "the data team moved to the new office in Munich", False),
+])
+def test_a_move_to_another_named_place(older, newer, updates):
+    assert (judge_update(older, newer, 0.4) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    ("Please answer me in English.", "a partir de ahora respóndeme en español, por favor", True),
+    ("Write to me in English.", "ab jetzt bitte auf Deutsch schreiben, ich übe für die Reise", True),
+    ("The team standup is at 9:30.", "le standup est maintenant à 10:15, c'est mieux pour tout le monde", True),
+    ("payments-api listens on 8443.", "payments-api läuft jetzt auf Port 9443, nicht mehr 8443", True),
+    ("Please answer me in English.", "mi hermano habla español y francés, es muy listo", False),  # no change cue
+    ("The team standup is at 9:30.", "la cena es a las 20:00 en casa de Marta, nuevo restaurante", False),
+])
+def test_updates_said_in_another_language(older, newer, updates):
+    assert (judge_update(older, newer, 0.3) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    ("The billing service is called Ledger.", "billing got renamed to Tally in the reorg", True),
+    ("We named the goldfish Bubbles.", "the kids voted and the goldfish is officially Captain now", True),
+    ("My friend's name is Sam Ortiz.", "Sam got married and goes by Sam Reyes these days", True),
+    ("My sister's name is Hannah.", "my cousin is officially called Bea now", False),  # another person
+    ("Our project is called Nimbus.", "we renamed the Slack channel to #nimbus-core", False),  # another thing
+])
+def test_a_rename(older, newer, updates):
+    assert (judge_update(older, newer, 0.4) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    ("My Hilton status is Silver Honors.", "finally made Gold Honors after the Lisbon trip", True),
+    ("Our Jira plan is the Standard tier.", "we upgraded Jira to the Premium tier this month", True),
+    ("The office has a red door.", "we finally painted the back door blue", False),  # another door
+    ("The auth service now listens on port 6357.", "The auth api moved to port 3896.", False),  # another service
+])
+def test_a_named_tier_changes_and_short_statements_keep_their_subject(older, newer, updates):
+    assert (judge_update(older, newer, 0.8) is not None) is updates
 
 
 def test_slots_and_words():
