@@ -628,12 +628,16 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
 def _atomic(text: str, reading: Reading) -> bool:
-    """One sentence of at most :data:`ATOMIC_MAX_WORDS` content words: a statement of one value.
+    """One sentence of at most :data:`ATOMIC_MAX_WORDS` content words, not an exclamation: a
+    statement of one value.
 
     The rules supersede only such statements. A multi-sentence chat turn ("Thanks, Mel! The event
     was great. I'm starting to ...") mixes feelings, news and replies; letting it be replaced by the
-    next turn that shares a few words superseded 140 turns of four LoCoMo conversations."""
-    return len(_SENTENCE_END.split(text.strip())) == 1 and len(reading.tokens) <= ATOMIC_MAX_WORDS
+    next turn that shares a few words superseded 140 turns of four LoCoMo conversations. An
+    exclamation ("Keep it up!", "That must've been breathtaking!") is a reaction, not a state."""
+    text = text.strip()
+    return (len(_SENTENCE_END.split(text)) == 1 and not text.endswith("!")
+            and len(reading.tokens) <= ATOMIC_MAX_WORDS)
 
 
 def _content_of(text: str) -> str:
