@@ -140,26 +140,15 @@ def names(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+#: Slots read off the value's type (and the port's own words), before the attribute-word patterns.
+_TYPED_SLOTS = (("time", _CLOCK), ("day", _DAY), ("date", _DATE), ("money", _MONEY), ("percent", _PERCENT),
+                ("duration", _DURATION), ("quantity", _COUNT), ("port", re.compile(r"\bport\b|\blisten", re.I)))
+
+
 @functools.lru_cache(maxsize=8192)
 def slots(text: str) -> frozenset[str]:
     """The attribute slots ``text`` speaks about, from its value types and attribute words."""
-    found = set()
-    if _CLOCK.search(text):
-        found.add("time")
-    if _DAY.search(text):
-        found.add("day")
-    if _DATE.search(text):
-        found.add("date")
-    if _MONEY.search(text):
-        found.add("money")
-    if _PERCENT.search(text):
-        found.add("percent")
-    if _DURATION.search(text):
-        found.add("duration")
-    if _COUNT.search(text):
-        found.add("quantity")
-    if re.search(r"\bport\b|\blisten", text, re.I):
-        found.add("port")
+    found = {slot for slot, pattern in _TYPED_SLOTS if pattern.search(text)}
     for slot, pattern in _SLOT_RE.items():
         if slot in ("time", "day", "version") or slot in found:
             continue
