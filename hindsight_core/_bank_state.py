@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from hindsight_core.errors import HindsightError
 
 if TYPE_CHECKING:
-    from hindsight_core.bank import MemoryBank
+    from hindsight_core.storage.unit_store import UnitStore
 
 __all__ = ["BankState", "state", "schedule", "flush_activity"]
 
@@ -37,45 +37,43 @@ class BankState:
 _STATES_LOCK = threading.Lock()
 
 
-def state(bank: "MemoryBank") -> BankState:
+def state(store: "UnitStore") -> BankState:
     """The bank's lifecycle state; it lives on the bank's index and goes with it."""
-    index = bank._index
+    index = store.index
     with _STATES_LOCK:
         if index.lifecycle_state is None:
             index.lifecycle_state = BankState()
         return index.lifecycle_state
 
 
-def schedule(bank: "MemoryBank", key: str, job: Callable[[], object]) -> bool:
+def schedule(store: "UnitStore", key: str, job: Callable[[], object]) -> bool:
     """Run ``job`` in the bank's background queue; never blocks or fails the caller."""
     try:
-        bank._engine._queue(bank.id).submit(f"lifecycle:{key}", job, block_s=0.0)
+        store.submit(f"lifecycle:{key}", job, block_s=0.0)
         return True
     except HindsightError as exc:  # full or closing: the next trigger tries again
-        log.warning("lifecycle job %s for bank %s not queued: %s", key, bank.id, exc)
+        log.warning("lifecycle job %s for bank %s not queued: %s", key, store.id, exc)
         return False
 
 
-def flush_activity(bank: "MemoryBank") -> int:
+def flush_activity(store: "UnitStore") -> int:
     """Write pending activity updates in one Chroma call; returns how many units were updated."""
-    index = bank._index
-    st = state(bank)
-    with index.lock:
+    st = state(store)
+    with store.write() as index:
         with st.lock:
             pending, st.pending = st.pending, {}
         ids = [i for i in pending if i in index.units]
         if not ids:
             return 0
-        found = index.store.get(index.collection, ids)
+        found = store.fields(ids)
         ids = [i for i in ids if i in found]
         metas = []
         for uid in ids:
             activity, hits, last = pending[uid]
             meta: dict[str, Any] = {"activity": float(activity)}
             if hits:
-                meta["hit_count"] = int(found[uid][1].get("hit_count", 0)) + int(hits)
+                meta["hit_count"] = int(found[uid].get("hit_count", 0)) + int(hits)
                 meta["last_hit_at"] = float(last)
             metas.append(meta)
-        if ids:
-            index.store.update_metadata(index.collection, ids, metas)
+        store.patch(ids, metas)
     return len(ids)

@@ -21,7 +21,7 @@ from hindsight_core.lifecycle.extract import extract_entities
 from hindsight_core.lifecycle.gate import looks_like_instruction, score_text
 from hindsight_core.lifecycle.pii import redact, redact_id, redact_value
 from hindsight_core.lifecycle.timeparse import resolve_time_refs
-from hindsight_core.models import CaptureItem, MemoryKind, MemoryStatus, MemoryUnit, Outcome, Source
+from hindsight_core.models import CaptureItem, Flag, MemoryKind, MemoryStatus, MemoryUnit, Outcome, Source
 from hindsight_core.retrieval.context import window_texts
 
 if TYPE_CHECKING:
@@ -82,6 +82,7 @@ def prepare(
     occurred_at: Any = None,
     mentioned_at: Any = None,
     metadata: Any = None,
+    speaker: Any = None,
     importance: Any = None,
     keep_raw: bool | None = None,
     evidence_ids: Any = (),
@@ -108,7 +109,7 @@ def prepare(
                 "draft and let the user confirm it with bank.confirm(unit_id)."
             )
         status = MemoryStatus.DRAFT
-    for name, value in (("session_id", session_id), ("episode_id", episode_id)):
+    for name, value in (("session_id", session_id), ("episode_id", episode_id), ("speaker", speaker)):
         if value is not None and not isinstance(value, str):
             raise InvalidInputError(f"{name} must be a str or None, not {type(value).__name__}")
         if value is not None:
@@ -131,11 +132,14 @@ def prepare(
         redactions += tuple(k for k in meta_kinds if k not in redactions)
         session_id, session_kinds = redact_id(session_id, config.pii.kinds)  # ids are stored and exported too
         episode_id, episode_kinds = redact_id(episode_id, config.pii.kinds)
-        redactions += tuple(k for k in session_kinds + episode_kinds if k not in redactions)
+        speaker, speaker_kinds = redact_id(speaker, config.pii.kinds)
+        redactions += tuple(k for k in session_kinds + episode_kinds + speaker_kinds if k not in redactions)
+    if speaker is None and isinstance(metadata.get("speaker"), str):  # read, never removed: the caller's data
+        speaker = metadata["speaker"]
 
     flags: list[str] = []
     if redactions:
-        flags.append("pii_redacted")
+        flags.append(Flag.PII_REDACTED)
     if looks_like_instruction(text):
         if kind in (MemoryKind.DIRECTIVE, MemoryKind.SKILL):  # poisoning: a quote must not become a rule
             raise InvalidInputError(
@@ -143,7 +147,7 @@ def prepare(
                 f"instructions', 'always approve'...), so it cannot be stored as a {kind.value}. Capture it with "
                 "kind='world' to keep it as a flagged quote, or reword the rule."
             )
-        flags.append("instruction_like")  # stored as a quote; never promoted to a rule or skill
+        flags.append(Flag.INSTRUCTION_LIKE)  # stored as a quote; never promoted to a rule or skill
 
     entities = extract_entities(text)
     time_refs: tuple[str, ...] = ()
@@ -156,7 +160,7 @@ def prepare(
     reasons = ("caller",) if importance is not None else verdict.reasons
     stored = True
     if score < config.gate.log_only_below:
-        flags.append("log_only")
+        flags.append(Flag.LOG_ONLY)
         stored = config.keep_raw if keep_raw is None else keep_raw
     if status is None:
         status = MemoryStatus.DRAFT if source is Source.LLM else MemoryStatus.ACTIVE
@@ -179,6 +183,7 @@ def prepare(
         episode_id=episode_id,
         outcome=outcome,
         metadata=metadata,
+        speaker=speaker,
         gate_reasons=reasons,
         flags=tuple(flags),
         time_refs=time_refs,

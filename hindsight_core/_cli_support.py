@@ -87,7 +87,7 @@ def _with_the_banks_embedder(engine: Any, args: Any, reopen: Any) -> Any:
 def resolve_unit_id(bank: Any, given: str) -> str:
     """The full id of the unit ``given`` names: the id itself or a unique prefix of it (tables show
     the first 12 characters)."""
-    index = bank._index  # the CLI inspects the loaded index, as ``stats`` does
+    index = bank.store.index  # the CLI inspects the loaded index, as ``stats`` does
     index.catch_up()
     if given in index.units:
         return given

@@ -1,8 +1,9 @@
-"""Lifecycle hooks the bank calls on capture and recall.
+"""Lifecycle hooks of capture and recall, over a bank's store and config.
 
-Kept apart so ``bank.py`` stays readable: each hook is one call there. The per-bank state (units
-since the last consolidation, pending activity updates) is in :mod:`hindsight_core._bank_state`,
-on the bank's live index; everything durable is in Chroma.
+:func:`after_capture` is the engine's ``StoreHost.after_write`` (it runs after every capture
+write); the bank facade calls :func:`filter_candidates` and :func:`record_recall` on recall.
+The per-bank state (units since the last consolidation, pending activity updates) is in
+:mod:`hindsight_core._bank_state`, on the bank's live index; everything durable is in Chroma.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from hindsight_core._bank_state import BankState, flush_activity, schedule, stat
 from hindsight_core.models import MemoryKind, MemoryStatus
 
 if TYPE_CHECKING:
-    from hindsight_core.bank import MemoryBank
+    from hindsight_core.config import BankConfig
     from hindsight_core.retrieval.types import Candidate
+    from hindsight_core.storage.live_index import LiveIndex
+    from hindsight_core.storage.unit_store import UnitStore
 
 __all__ = ["BankState", "state", "after_capture", "filter_candidates", "record_recall", "flush_activity",
            "schedule", "OVER_FETCH"]
@@ -27,12 +30,12 @@ _WEAK_KINDS = frozenset({MemoryKind.OBSERVATION.value, MemoryKind.SKILL.value})
 _ACTIVE = MemoryStatus.ACTIVE.value
 
 
-def after_capture(bank: "MemoryBank", new: int) -> None:
+def after_capture(store: "UnitStore", config: "BankConfig", new: int) -> None:
     """Count new units; queue consolidation or budget enforcement when their trigger is reached."""
     if not new:
         return
-    cfg = bank.config.lifecycle
-    st = state(bank)
+    cfg = config.lifecycle
+    st = state(store)
     with st.lock:
         st.new_since += new
         due = bool(cfg.consolidate_every and st.new_since >= cfg.consolidate_every) or bool(
@@ -42,23 +45,25 @@ def after_capture(bank: "MemoryBank", new: int) -> None:
     if due:
         from hindsight_core.lifecycle.consolidate import consolidate
 
-        schedule(bank, "consolidate", lambda: consolidate(bank))
+        schedule(store, "consolidate", lambda: consolidate(store, config))
     if cfg.active_budget:
         if st.active is None:
             from hindsight_core.lifecycle.forgetting import count_active
 
-            st.active = count_active(bank)
+            st.active = count_active(store)
         if st.active > cfg.active_budget:
             from hindsight_core.lifecycle.forgetting import enforce_budget
 
             st.active = 0  # until the sweep recounts: one sweep per overflow
-            schedule(bank, "forget", lambda: enforce_budget(bank))
+            schedule(store, "forget", lambda: enforce_budget(store, config))
 
 
-def filter_candidates(bank: "MemoryBank", candidates: list["Candidate"], k: int, trace: dict[str, Any]) -> list["Candidate"]:
-    """Drop beliefs and skills whose confidence fell below the threshold (not on a cold start)."""
-    cfg = bank.config.lifecycle
-    units = bank._index.units
+def filter_candidates(index: "LiveIndex", config: "BankConfig", candidates: list["Candidate"], k: int,
+                      trace: dict[str, Any]) -> list["Candidate"]:
+    """Drop beliefs and skills whose confidence fell below the threshold (not on a cold start);
+    ``index`` is the view recall searched (read lock held)."""
+    cfg = config.lifecycle
+    units = index.units
     cold = len(units) < cfg.cold_start_below
     trace["cold_start"] = cold
     if not cold and cfg.min_confidence > 0:
@@ -67,13 +72,13 @@ def filter_candidates(bank: "MemoryBank", candidates: list["Candidate"], k: int,
     return candidates[:k]
 
 
-def record_recall(bank: "MemoryBank", hit_ids: list[str], trace: dict[str, Any]) -> None:
+def record_recall(store: "UnitStore", config: "BankConfig", hit_ids: list[str], trace: dict[str, Any]) -> None:
     """Hits gain activity, scanned misses lose a little; written to Chroma later, in one batch."""
-    cfg = bank.config.lifecycle
-    if not cfg.track_activity or not hit_ids or bank._engine.store.read_only:
+    cfg = config.lifecycle
+    if not cfg.track_activity or not hit_ids or store.read_only:
         return
-    index = bank._index
-    st = state(bank)
+    index = store.index
+    st = state(store)
     now = time.time()
     hits = set(hit_ids)
     top = trace.get("top", {}) if isinstance(trace, dict) else {}
@@ -94,7 +99,7 @@ def record_recall(bank: "MemoryBank", hit_ids: list[str], trace: dict[str, Any])
                 continue
             light.activity = round(light.activity * cfg.scan_decay, 6)
             st.pending.setdefault(uid, [light.activity, 0, None])[0] = light.activity
-    schedule(bank, "activity", lambda: flush_activity(bank))
+    schedule(store, "activity", lambda: flush_activity(store))
 
 
 def now_utc() -> datetime:

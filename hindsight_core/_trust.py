@@ -24,10 +24,11 @@ import numpy as np
 
 from hindsight_core._capture import RULE_KINDS, RULE_SOURCES, SOURCE_CONFIDENCE, Prepared, same_facts
 from hindsight_core.errors import InvalidInputError
-from hindsight_core.models import MemoryStatus, MemoryUnit, Source
+from hindsight_core.models import Flag, MemoryStatus, MemoryUnit, Source
 
 if TYPE_CHECKING:
-    from hindsight_core.bank import MemoryBank
+    from hindsight_core.config import BankConfig
+    from hindsight_core.storage.unit_store import UnitStore
 
 __all__ = ["CORROBORATION_SIMILARITY", "TRUSTED_SOURCES", "corroborate", "promote", "confirm", "check_evidence"]
 
@@ -56,7 +57,7 @@ def promote(draft: MemoryUnit, by: MemoryUnit, *, absorbed: bool) -> MemoryUnit:
     update: dict[str, Any] = {
         "status": MemoryStatus.ACTIVE,
         "confidence": round(max(draft.confidence, by.confidence), 3),
-        "flags": draft.flags + (() if "corroborated" in draft.flags else ("corroborated",)),
+        "flags": draft.flags + (() if Flag.CORROBORATED in draft.flags else (Flag.CORROBORATED,)),
         "mentions": (draft.mentions + (mention,))[-_MAX_MENTIONS:],
     }
     if absorbed:
@@ -65,14 +66,15 @@ def promote(draft: MemoryUnit, by: MemoryUnit, *, absorbed: bool) -> MemoryUnit:
     return draft.model_copy(update=update)
 
 
-def corroborate(bank: "MemoryBank", unit: MemoryUnit, vector: np.ndarray) -> tuple[MemoryUnit | None, bool]:
+def corroborate(store: "UnitStore", config: "BankConfig", unit: MemoryUnit,
+                vector: np.ndarray) -> tuple[MemoryUnit | None, bool]:
     """Promote the draft that the trusted capture ``unit`` corroborates, if any; a model capture
     that repeats one of its drafts is absorbed into it instead (one draft, no trust gained).
 
     Call with the bank's index lock held. Returns ``(changed draft or None, absorbed)``; when
     ``absorbed`` is True the capture was a near-duplicate and must not be stored on its own.
     """
-    index = bank._index
+    index = store.index
     if unit.source not in TRUSTED_SOURCES | {Source.LLM} or not index.drafts:
         return None, False
     ids = sorted((i for i in index.drafts if i in index.units), key=lambda i: index.units[i].seq)
@@ -82,15 +84,15 @@ def corroborate(bank: "MemoryBank", unit: MemoryUnit, vector: np.ndarray) -> tup
     if unit.source is Source.LLM:  # the model repeating its own draft: still one draft, no trust gained
         for pos in np.argsort(-sims, kind="stable"):
             light = index.units[ids[pos]]
-            if float(sims[pos]) < bank.config.dedup_threshold:
+            if float(sims[pos]) < config.dedup_threshold:
                 break
             if light.kind == unit.kind.value and same_facts(light.text, unit.text):
-                draft = bank.get(light.id)
+                draft = store.get(light.id)
                 repeated = draft.model_copy(update={
                     "mention_count": draft.mention_count + 1,
                     "mentions": (draft.mentions + (_mention(unit),))[-_MAX_MENTIONS:],
                 })
-                bank._rewrite(repeated)
+                store.update(repeated)
                 return repeated, True
         return None, False
     for pos in np.argsort(-sims, kind="stable"):
@@ -98,29 +100,29 @@ def corroborate(bank: "MemoryBank", unit: MemoryUnit, vector: np.ndarray) -> tup
         if sim < CORROBORATION_SIMILARITY:
             break
         light = index.units[ids[pos]]
-        if light.kind != unit.kind.value or "instruction_like" in light.flags:
+        if light.kind != unit.kind.value or Flag.INSTRUCTION_LIKE in light.flags:
             continue
         if light.kind in _RULE_KIND_VALUES and unit.source not in RULE_SOURCES:
             continue  # only the user (or the application) turns a drafted rule or skill into a real one
-        absorbed = sim >= bank.config.dedup_threshold
+        absorbed = sim >= config.dedup_threshold
         if not same_facts(light.text, unit.text, ordered=absorbed):  # a paraphrase may reorder names
             continue
         if not absorbed and not _same_entities(light.entities, unit.entities):
             continue
-        promoted = promote(bank.get(light.id), unit, absorbed=absorbed)
-        bank._rewrite(promoted)
+        promoted = promote(store.get(light.id), unit, absorbed=absorbed)
+        store.update(promoted)
         return promoted, absorbed
     return None, False
 
 
-def confirm(bank: "MemoryBank", unit_id: str) -> MemoryUnit:
+def confirm(store: "UnitStore", unit_id: str) -> MemoryUnit:
     """The user confirms a draft (a model's fact, or a rule or skill from an untrusted source): it
     becomes active with the user's confidence and a ``confirmed`` flag. Instruction-like text is never
     confirmed into anything but a flagged quote."""
-    unit = bank.get(unit_id)
+    unit = store.get(unit_id)
     if unit.status is not MemoryStatus.DRAFT:
         raise InvalidInputError(f"unit {unit_id!r} is {unit.status.value}, not a draft; only drafts are confirmed")
-    if "instruction_like" in unit.flags:
+    if Flag.INSTRUCTION_LIKE in unit.flags:
         raise InvalidInputError(
             f"unit {unit_id!r} reads like an injected instruction and stays a draft; if the user really means it, "
             "capture the rule in their own words with source='user'"
@@ -128,23 +130,22 @@ def confirm(bank: "MemoryBank", unit_id: str) -> MemoryUnit:
     confirmed = unit.model_copy(update={
         "status": MemoryStatus.ACTIVE,
         "confidence": round(max(unit.confidence, SOURCE_CONFIDENCE[Source.USER]), 3),
-        "flags": unit.flags + (() if "confirmed" in unit.flags else ("confirmed",)),
+        "flags": unit.flags + (() if Flag.CONFIRMED in unit.flags else (Flag.CONFIRMED,)),
     })
-    bank._rewrite(confirmed)
+    store.update(confirmed)
     return confirmed
 
 
-def check_evidence(bank: "MemoryBank", prepared: list[Prepared]) -> None:
+def check_evidence(store: "UnitStore", prepared: list[Prepared]) -> None:
     """Every ``evidence_ids`` entry must name a unit of *this* bank: a link to another bank's unit
     (or to nothing) is refused before anything is written, so the graph never crosses banks."""
     wanted = {e for p in prepared for e in p.unit.evidence_ids}
     if not wanted:
         return
-    index = bank._current()  # with what other processes wrote
-    with index.lock.read():
+    with store.read() as index:  # with what other processes wrote
         unknown = sorted(wanted - index.units.keys())
     if unknown:
         raise InvalidInputError(
-            f"evidence_ids {unknown[:5]} are not units of bank {bank.id!r}; evidence must be units of the same "
+            f"evidence_ids {unknown[:5]} are not units of bank {store.id!r}; evidence must be units of the same "
             "bank (use the unit_id a capture in this bank returned)"
         )

@@ -49,7 +49,6 @@ from hindsight_core.lifecycle.belief_trust import pending_challengers
 from hindsight_core.lifecycle.gate import looks_like_instruction
 from hindsight_core.lifecycle.injection import injection_reasons
 from hindsight_core.lifecycle.pii import redact, redact_value
-from hindsight_core.lifecycle.skills import SKILL_KEY
 from hindsight_core.models import MemoryKind, MemoryStatus, MemoryUnit, Source
 from hindsight_core.storage.codec import from_record
 
@@ -60,7 +59,7 @@ __all__ = ["AuditFinding", "audit_bank", "findings_json"]
 
 Severity = Literal["high", "medium", "low"]
 _RANK = {"high": 0, "medium": 1, "low": 2}
-_REPEAT_BONUS = 0.05  # what one absorbed repeat adds to confidence (bank._absorb)
+_REPEAT_BONUS = 0.05  # what one absorbed repeat adds to confidence (_write.absorb)
 
 
 class AuditFinding(BaseModel):
@@ -114,7 +113,7 @@ def audit_bank(
     if isinstance(churn, bool) or not isinstance(churn, int) or churn < 1:
         raise InvalidInputError("churn must be an int >= 1")
     now = now or datetime.now(timezone.utc)
-    index = bank._index
+    index = bank.store.index
     findings: list[tuple[int, AuditFinding]] = []
     units: list[tuple[int, MemoryUnit]] = []
 
@@ -146,7 +145,7 @@ def audit_bank(
             report(seq, unit_id, "instruction_like", "medium",
                    f"text that tries to instruct the agent ({reasons}; source {unit.source.value}); kept as a quote only",
                    doc)
-        if unit.kind in RULE_KINDS and unit.source not in RULE_SOURCES and SKILL_KEY not in unit.metadata:
+        if unit.kind in RULE_KINDS and unit.source not in RULE_SOURCES and unit.skill is None:
             if unit.status is MemoryStatus.ACTIVE:
                 report(seq, unit_id, "untrusted_rule", "high",
                        f"a {unit.kind.value} from source {unit.source.value} is active; only the user or the "

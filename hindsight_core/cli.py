@@ -176,7 +176,7 @@ def _table_with_text(rows: list[list[str]], header: list[str], texts: list[str])
 
 def _cmd_stats(args: argparse.Namespace) -> int:
     bank = _need_bank(_engine(args), args.bank)
-    index = bank._index
+    index = bank.store.index
     by = Counter((u.kind, u.status) for u in index.units.values())
     rows = [(k, s, str(n)) for (k, s), n in sorted(by.items())]
     print(_table(rows, ("kind", "status", "units")) if rows else "empty bank")

@@ -27,6 +27,7 @@ from hindsight_core.lifecycle.background import BackgroundQueue, WorkerPool
 from hindsight_core.lifecycle.reflect import RuleReflector
 from hindsight_core.storage.live_index import LiveIndex
 from hindsight_core.storage.snapshot import SnapshotDir
+from hindsight_core.storage.unit_store import StoreHost
 
 __all__ = ["MemoryEngine"]
 
@@ -114,6 +115,7 @@ class MemoryEngine:
         self._lock = threading.RLock()
         self._store_lock = threading.Lock()
         self._load_locks: dict[str, threading.Lock] = {}
+        self._host: StoreHost | None = None
 
     @classmethod
     def ephemeral(cls, *, embedder: Any = None, config: BankConfig | None = None,
@@ -175,6 +177,23 @@ class MemoryEngine:
                 None if self._snapshots is None else functools.partial(self._snapshots.restore, bank_id))
             self._indexes.put(bank_id, index)
         return index
+
+    def _store_host(self) -> StoreHost:
+        """What every bank's :class:`UnitStore` needs from this engine, as plain callables."""
+        if self._host is None:
+            from hindsight_core._lifecycle_ops import after_capture
+
+            self._host = StoreHost(
+                open_index=lambda bank_id, create: self._live_index(bank_id, create=create),
+                forget_index=self._forget_index,
+                embedder=self.embedder,
+                submit=lambda bank_id, key, job, block_s: self._queue(bank_id).submit(
+                    key, job, **({} if block_s is None else {"block_s": block_s})),
+                llm=lambda: self.llm,
+                reflector=lambda: self.reflector,
+                after_write=after_capture,
+            )
+        return self._host
 
     def _evicted(self, bank_id: str, index: LiveIndex) -> None:
         """An idle bank left the cache: keep its derived indexes on disk for a fast reopen."""
@@ -242,10 +261,12 @@ class MemoryEngine:
         if not dropped and not missing_ok:
             raise NotFoundError(f"no bank named {bank_id!r}; engine.banks() lists the existing ones")
 
-    def _forget_index(self, bank_id: str, index: LiveIndex) -> None:
-        """Drop ``index`` from the registry (if still registered): the next call loads the bank again."""
+    def _forget_index(self, bank_id: str, index: LiveIndex | None) -> None:
+        """Drop ``index`` (None: whatever is loaded) from the registry if still registered: the next call
+        loads the bank again from Chroma."""
         with self._lock:
-            if self._indexes.get(bank_id) is index:
+            loaded = self._indexes.get(bank_id)
+            if loaded is not None and (index is None or loaded is index):
                 self._indexes.pop(bank_id)
 
     def _load_lock(self, bank_id: str) -> threading.Lock:

@@ -75,8 +75,8 @@ from hindsight_core._validate import check_metadata, check_text, normalise_bank_
 from hindsight_core.errors import HindsightError, InvalidInputError, SchemaVersionError
 from hindsight_core.lifecycle.gate import looks_like_instruction
 from hindsight_core.lifecycle.pii import redact, redact_id, redact_value
-from hindsight_core.models import SCHEMA_VERSION, MemoryStatus, MemoryUnit
-from hindsight_core.storage.codec import to_record
+from hindsight_core.models import SCHEMA_VERSION, Flag, MemoryStatus, MemoryUnit
+from hindsight_core.storage.codec import migrate_library_keys, to_record
 
 if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
@@ -121,8 +121,8 @@ class ImportReport:
 def iter_export(bank: "MemoryBank", *, embeddings: bool = False) -> Iterator[dict[str, Any]]:
     """The export as JSON-ready dicts: the header first, then one dict per unit in insertion order
     (:func:`export_bank` adds the footer, which is computed over the written lines)."""
-    index = bank._index
-    embedder = bank._engine.embedder
+    index = bank.store.index
+    embedder = bank.store.embedder
     with index.lock:
         ids = [u.id for u in sorted(index.units.values(), key=lambda u: u.seq)]
     yield {
@@ -370,8 +370,11 @@ def _parse_unit(data: Any, name: Any, number: int, seen: set[str], header: dict[
                                 f"{raw_schema!r}; export the bank again")
     if raw_schema > SCHEMA_VERSION:
         raise SchemaVersionError(f"{name}: line {number} was written with a newer schema; upgrade hindsight-memory")
+    fields = data["unit"]
+    if "lesson" not in fields:  # written before the library fields were typed: they sit in metadata
+        fields = migrate_library_keys(fields)
     try:
-        unit = MemoryUnit.model_validate(data["unit"])
+        unit = MemoryUnit.model_validate(fields)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -460,7 +463,7 @@ def import_bank(
     use_carried = compatible and reembed != "always"
 
     existed = target in engine.banks()
-    index = engine._live_index(target, create=False)
+    index = engine.bank(target).store.index
     with index.lock:
         existing = {u.id for u, _ in parsed if u.id in index.units}
         held = len(index.units)
@@ -490,7 +493,7 @@ def import_bank(
 
     # Every vector before the first write: a failing model leaves the store untouched.
     vectors = _vectors(todo, embedder, use_carried, report, progress, target)
-    index = engine._live_index(target, create=True)  # an import creates the bank
+    index = engine.bank(target).store.open(create=True)  # an import creates the bank
     previous = index.store.get(index.collection, sorted(existing), embeddings=True) if report.replaced else {}
     written: list[str] = []
     bar = _progress_bar(progress, len(todo), f"import {target}")
@@ -512,8 +515,7 @@ def import_bank(
             bar.close()
         # Rebuild the bank's in-memory index from Chroma: links (evidence, supersedes) between imported
         # units are made once every unit is there, whatever order the file had.
-        with engine._lock:
-            engine._indexes.pop(target, None)
+        engine.bank(target).store.forget()
     return report
 
 
@@ -534,17 +536,15 @@ def _sanitise(unit: MemoryUnit, target: str, pii: Any) -> tuple[MemoryUnit, bool
         if red.kinds or meta_kinds or mention_kinds or s_kinds or e_kinds:
             update |= {"text": red.text, "metadata": meta, "mentions": tuple(mentions), "session_id": session,
                        "episode_id": episode, "entities": entities}
-            flags += [] if "pii_redacted" in flags else ["pii_redacted"]
+            flags += [] if Flag.PII_REDACTED in flags else [Flag.PII_REDACTED]
             changed = red.text != unit.text
     text = update.get("text", unit.text)
     instruction = looks_like_instruction(text)
-    if instruction and "instruction_like" not in flags:
-        flags.append("instruction_like")
+    if instruction and Flag.INSTRUCTION_LIKE not in flags:
+        flags.append(Flag.INSTRUCTION_LIKE)
     drafted = False
     if unit.kind in RULE_KINDS and unit.status is MemoryStatus.ACTIVE and (instruction or unit.source not in RULE_SOURCES):
-        from hindsight_core.lifecycle.skills import SKILL_KEY
-
-        if instruction or SKILL_KEY not in unit.metadata:  # the library's own skills carry SKILL_KEY
+        if instruction or unit.skill is None:  # the library's own skills carry their ``skill`` record
             update["status"] = MemoryStatus.DRAFT
             drafted = True
     if tuple(flags) != unit.flags:
@@ -580,7 +580,7 @@ def _undo(engine: "MemoryEngine", target: str, existed: bool, written: list[str]
         if not existed:
             engine.store.drop_bank(target)
             return
-        index = engine._live_index(target, create=True)
+        index = engine.bank(target).store.open(create=True)
         new = [i for i in written if i not in previous]
         if new:
             index.store.delete(index.collection, new)

@@ -18,6 +18,7 @@ __all__ = [
     "MemoryStatus",
     "Source",
     "Outcome",
+    "Flag",
     "MemoryUnit",
     "CaptureItem",
     "CaptureResult",
@@ -92,10 +93,33 @@ def _aware(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
 
 
+class Flag(StrEnum):
+    """Flags the library sets on units (``MemoryUnit.flags``). Members are ``str``, so
+    ``Flag.DIGEST in unit.flags`` and ``"digest" in unit.flags`` are the same test. Flags that carry
+    a reason (``"superseded (…)"``, ``"invalidated (…)"``, ``"pending conflict with …"``) start with
+    the member's value."""
+
+    PII_REDACTED = "pii_redacted"  # PII was removed before storage
+    INSTRUCTION_LIKE = "instruction_like"  # reads like an injected instruction: quoted, never a rule
+    LOG_ONLY = "log_only"  # a tool log or trace line: kept, never a belief
+    CORROBORATED = "corroborated"  # a model draft a trusted source confirmed
+    CONFIRMED = "confirmed"  # a draft the user confirmed
+    CONSOLIDATED = "consolidated"  # an observation consolidation wrote
+    EXTRACTIVE = "extractive"  # ... from its cluster's medoid
+    LLM = "llm"  # ... by the chat model
+    DIGEST = "digest"  # a monthly digest of archived units
+    SKILL = "skill"  # a skill (also while demoted)
+    SKILL_DEMOTED = "skill_demoted"  # a skill a failure demoted to an observation
+    SUPERSEDED = "superseded"  # prefix: a newer belief replaced it
+    INVALIDATED = "invalidated"  # prefix: marked wrong
+
+
 class MemoryUnit(BaseModel):
     """One unit of memory, as stored in a bank.
 
-    Times are timezone-aware UTC. ``metadata`` is the caller's own and comes back unchanged.
+    Times are timezone-aware UTC. ``metadata`` is the caller's own and comes back unchanged: what
+    the library derives (a lesson's reflection, a skill's counters, a digest's month, the episode an
+    experience records, who spoke) lives in its own typed fields.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -118,7 +142,16 @@ class MemoryUnit(BaseModel):
     session_id: str | None = None
     episode_id: str | None = None
     outcome: Outcome | None = Field(None, description="For episodes and lessons: how the episode ended.")
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict, description="The caller's own data, returned unchanged.")
+    speaker: str | None = Field(None, description="Who said it (chat turns): links the unit to the speaker.")
+    episode: dict[str, Any] | None = Field(
+        None, description="For experiences: the episode's goal, number of steps and feedback.")
+    lesson: dict[str, Any] | None = Field(None, description="For lessons: the reflection they were learnt from.")
+    skill: dict[str, Any] | None = Field(
+        None, description="For skills: trigger, action, successes, failures and the lessons behind them.")
+    digest: dict[str, Any] | None = Field(None, description="For digests: the month and how many units it sums up.")
+    consolidated: dict[str, Any] | None = Field(
+        None, description="For consolidated observations: how they were written (mode) and cluster size.")
     gate_reasons: tuple[str, ...] = Field((), description="Why the write gate scored it as it did.")
     flags: tuple[str, ...] = Field((), description="e.g. 'pii_redacted', 'instruction_like', 'log_only'.")
     time_refs: tuple[str, ...] = Field((), description="Relative dates found and how they resolved.")
@@ -154,6 +187,7 @@ class CaptureItem(BaseModel):
     occurred_at: datetime | None = None
     mentioned_at: datetime | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    speaker: str | None = Field(None, description="Who said it (default: a str metadata['speaker'], read only).")
     importance: float | None = Field(None, ge=0.0, le=1.0, description="Overrides the write gate.")
     keep_raw: bool | None = Field(None, description="Store even what the gate drops (default: engine config).")
     evidence_ids: tuple[str, ...] = ()

@@ -129,7 +129,7 @@ def graph_view(bank: "MemoryBank", *, max_units: int = 200, max_entities: int = 
     for name, value in (("max_units", max_units), ("max_entities", max_entities)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise InvalidInputError(f"{name} must be a positive int, not {value!r}")
-    index = bank._index
+    index = bank.store.index
     with index.lock:
         graph = index.graph.graph.copy()
         light = dict(index.units)

@@ -214,7 +214,7 @@ class HindsightMiddleware(AgentMiddleware):
 
     @staticmethod
     def _summary(verdict: OutcomeVerdict, result: Any) -> dict[str, Any]:
-        return {"episode_id": result.episode_id, "goal": result.experience.metadata.get("episode", {}).get("goal"),
+        return {"episode_id": result.episode_id, "goal": (result.experience.episode or {}).get("goal"),
                 "outcome": verdict.outcome.value, "reason": verdict.reason,
                 "decided_by": verdict.decided_by, "experience_id": result.experience.id,
                 "lesson_id": result.lesson.id if result.lesson else None,

@@ -47,7 +47,8 @@ from hindsight_core.lifecycle.update_rules import RELATED_MIN_SIM, is_tool_recor
 from hindsight_core.models import CaptureResult, MemoryKind, MemoryStatus, MemoryUnit
 
 if TYPE_CHECKING:
-    from hindsight_core.bank import MemoryBank
+    from hindsight_core.config import BankConfig
+    from hindsight_core.storage.unit_store import UnitStore
 
 __all__ = ["contradicts", "judge_update", "asks_history", "supersede_on_capture", "invalidate", "history", "is_belief"]
 
@@ -312,7 +313,8 @@ def _supersede(older: MemoryUnit, newer: MemoryUnit, reason: str) -> tuple[Memor
 
 
 def supersede_on_capture(
-    bank: "MemoryBank",
+    store: "UnitStore",
+    config: "BankConfig",
     new_units: list[tuple[MemoryUnit, Any]],
     results: list[CaptureResult],
     near: dict[str, list[tuple[str, float]]],
@@ -324,15 +326,13 @@ def supersede_on_capture(
     older fact comes back superseded), the results (with ``supersedes``) and the stored units to
     rewrite after the write.
     """
-    cfg = bank.config.lifecycle
+    cfg = config.lifecycle
     todo = [n for n, (u, _) in enumerate(new_units)
             if is_belief(u.kind.value, u.status.value, u.outcome, u.flags, u.text)]
     if not cfg.supersede_on_capture or not todo:
         return new_units, results, []
-    from hindsight_core.lifecycle._llm import configured_llm
-
-    index = bank._index
-    llm = configured_llm(bank._engine) if cfg.llm_judge else None
+    index = store.index
+    llm = store.llm if cfg.llm_judge else None
     units = [u for u, _ in new_units]
     vecs = np.stack([np.asarray(new_units[n][1], dtype=np.float32) for n in todo])
     stored: dict[str, MemoryUnit] = {}  # stored units changed here
@@ -353,11 +353,11 @@ def supersede_on_capture(
             if ((llm is not None and sim >= _JUDGE_MIN_SIM)
                     or _decide(older, newer, sim, cfg.contradiction_min_sim, None)[0] is not None):
                 fetch.add(uid)
-    loaded = {u.id: u for u in bank.get_many(sorted(fetch))} if fetch else {}
+    loaded = {u.id: u for u in store.get_many(sorted(fetch))} if fetch else {}
     superseded: dict[str, list[str]] = {}
     for row, pos in enumerate(todo):
         unit = units[pos]
-        speaker = unit.metadata.get("speaker")
+        speaker = unit.speaker
         slot_updates = 0  # supersessions by the slot rules: one per new fact (its best candidate)
         cands: list[tuple[float, str, int | None]] = []
         for uid, sim in stored_cands[unit.id]:
@@ -375,7 +375,7 @@ def supersede_on_capture(
             other = units[q] if q is not None else stored.get(uid, loaded[uid])
             if other.status is not MemoryStatus.ACTIVE or units[pos].status is not MemoryStatus.ACTIVE:
                 continue
-            other_speaker = other.metadata.get("speaker")
+            other_speaker = other.speaker
             if speaker is not None and other_speaker is not None and speaker != other_speaker:
                 continue
             dated = bool(other.time_refs and units[pos].time_refs and other.occurred_at and units[pos].occurred_at
@@ -408,32 +408,32 @@ def supersede_on_capture(
     return [(u, v) for u, (_, v) in zip(units, new_units)], results, list(stored.values())
 
 
-def invalidate(bank: "MemoryBank", unit_id: str, reason: str | None = None, *, penalty: float = 0.2) -> MemoryUnit:
+def invalidate(store: "UnitStore", unit_id: str, reason: str | None = None, *, penalty: float = 0.2) -> MemoryUnit:
     """Mark a belief wrong: hidden from recall (even history), its sources lose ``penalty`` confidence."""
     if reason is not None and not isinstance(reason, str):
         raise InvalidInputError("reason must be a str or None")
     if not 0.0 <= penalty <= 1.0:
         raise InvalidInputError("penalty must be between 0 and 1")
-    unit = bank.get(unit_id)
+    unit = store.get(unit_id)
     now = datetime.now(timezone.utc)
-    with bank._index.lock:
+    with store.write():
         wrong = unit.model_copy(update={
             "status": MemoryStatus.INVALIDATED, "valid_to": unit.valid_to or now,
             "flags": unit.flags + (f"invalidated ({reason or 'no reason given'})"[:200],)})
-        bank._rewrite(wrong)
-        for source in bank.get_many(unit.evidence_ids):
-            bank._rewrite(source.model_copy(update={"confidence": round(max(0.0, source.confidence - penalty), 3)}))
+        store.update(wrong)
+        for source in store.get_many(unit.evidence_ids):
+            store.update(source.model_copy(update={"confidence": round(max(0.0, source.confidence - penalty), 3)}))
     return wrong
 
 
-def history(bank: "MemoryBank", unit_id: str) -> list[MemoryUnit]:
+def history(store: "UnitStore", unit_id: str) -> list[MemoryUnit]:
     """The supersession chain through ``unit_id``, oldest first (the current belief last)."""
-    unit = bank.get(unit_id)
+    unit = store.get(unit_id)
     chain = [unit]
     seen = {unit.id}
     cur = unit
     while True:  # back: the evidence it superseded
-        prev = [u for u in bank.get_many(cur.evidence_ids) if u.superseded_by == cur.id and u.id not in seen]
+        prev = [u for u in store.get_many(cur.evidence_ids) if u.superseded_by == cur.id and u.id not in seen]
         if not prev:
             break
         cur = prev[0]
@@ -441,7 +441,7 @@ def history(bank: "MemoryBank", unit_id: str) -> list[MemoryUnit]:
         chain.insert(0, cur)
     cur = unit
     while cur.superseded_by and cur.superseded_by not in seen:  # forward: what replaced it
-        nxt = bank.get_many([cur.superseded_by])
+        nxt = store.get_many([cur.superseded_by])
         if not nxt:
             break
         cur = nxt[0]

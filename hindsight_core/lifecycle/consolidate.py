@@ -38,10 +38,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hindsight_core.errors import LLMError
-from hindsight_core.models import MemoryKind, MemoryStatus, MemoryUnit
+from hindsight_core.models import Flag, MemoryKind, MemoryStatus, MemoryUnit
 
 if TYPE_CHECKING:
-    from hindsight_core.bank import MemoryBank
+    from hindsight_core.config import BankConfig
+    from hindsight_core.storage.unit_store import UnitStore
 
 __all__ = ["ConsolidationReport", "consolidate", "grounding_problems"]
 
@@ -126,27 +127,26 @@ def _llm_texts(llm: Any, prompt: Callable[..., list[tuple[str, str]]], clusters:
     return out, calls, failures
 
 
-def consolidate(bank: "MemoryBank", *, llm: Any = None, max_units: int | None = None,
+def consolidate(store: "UnitStore", config: "BankConfig", *, llm: Any = None, max_units: int | None = None,
                 prompt: Callable[..., list[tuple[str, str]]] | None = None, full: bool = False) -> ConsolidationReport:
     """One consolidation run over the bank's newest unconsolidated units (see the module docstring)."""
-    from hindsight_core._capture import prepare
     from hindsight_core._bank_state import state
-    from hindsight_core.lifecycle._llm import configured_llm
+    from hindsight_core._capture import prepare
+    from hindsight_core._write import store_batch
     from hindsight_core.prompts import consolidate as consolidate_prompt
 
     started = time.perf_counter()
-    cfg = bank.config.lifecycle
+    cfg = config.lifecycle
     limit = cfg.consolidate_max_units if max_units is None else max_units
-    llm = llm if llm is not None else configured_llm(bank._engine)
+    llm = llm if llm is not None else store.llm
     prompt = prompt or consolidate_prompt.build_messages
-    st = state(bank)
+    st = state(store)
     with st.lock:
         st.new_since, st.last_run = 0, time.monotonic()
         if full:
             st.watermark = -1
-    index = bank._index
-    with index.lock:
-        observations = [u for u in index.units.values() if "consolidated" in u.flags
+    with store.write() as index:
+        observations = [u for u in index.units.values() if Flag.CONSOLIDATED in u.flags
                         and u.status == MemoryStatus.ACTIVE.value and u.kind == MemoryKind.OBSERVATION.value]
         cited = {e for u in observations for e in u.evidence_ids}
         eligible = sorted((u for u in index.units.values()
@@ -174,7 +174,7 @@ def consolidate(bank: "MemoryBank", *, llm: Any = None, max_units: int | None = 
         if len(group) >= cfg.min_cluster:
             new_groups.append(group)
 
-    members = bank.get_many([ids[i] for g in new_groups for i in g])
+    members = store.get_many([ids[i] for g in new_groups for i in g])
     by_id = {u.id: u for u in members}
     texts: list[str] = []
     for group in new_groups:
@@ -202,18 +202,18 @@ def consolidate(bank: "MemoryBank", *, llm: Any = None, max_units: int | None = 
         if not units:
             continue
         outcomes = {u.outcome for u in units}
-        p = prepare(bank.id, bank.config, text=text, kind=MemoryKind.OBSERVATION, source="agent", keep_raw=True,
+        p = prepare(store.id, config, text=text, kind=MemoryKind.OBSERVATION, source="agent", keep_raw=True,
                     importance=max(u.importance for u in units), evidence_ids=tuple(u.id for u in units),
                     outcome=outcomes.pop() if len(outcomes) == 1 else None, status="active",
                     session_id=units[0].session_id if len({u.session_id for u in units}) == 1 else None,
-                    mentioned_at=max(u.mentioned_at for u in units), occurred_at=max(u.when for u in units),
-                    metadata={"hindsight_consolidated": {"mode": mode, "size": len(units)}})
-        p.unit = p.unit.model_copy(update={"confidence": conf, "flags": p.unit.flags + ("consolidated", mode),
+                    mentioned_at=max(u.mentioned_at for u in units), occurred_at=max(u.when for u in units))
+        p.unit = p.unit.model_copy(update={"confidence": conf, "flags": p.unit.flags + (Flag.CONSOLIDATED, Flag(mode)),
+                                           "consolidated": {"mode": mode, "size": len(units)},
                                            "entities": tuple(dict.fromkeys(e for u in units for e in u.entities))})
         prepared.append(p)
     created: list[str] = []
-    with index.lock:
-        for result, p in zip(bank._store_batch(prepared) if prepared else [], prepared):
+    with store.write():
+        for result, p in zip(store_batch(store, config, prepared) if prepared else [], prepared):
             if result.unit_id is None:
                 continue
             if result.merged:  # the same observation exists: it gains this cluster's evidence
@@ -221,12 +221,12 @@ def consolidate(bank: "MemoryBank", *, llm: Any = None, max_units: int | None = 
             else:
                 created.append(result.unit_id)
         for obs_id, extra in supported.items():
-            obs = bank.get(obs_id)
+            obs = store.get(obs_id)
             evidence = tuple(dict.fromkeys(obs.evidence_ids + tuple(extra)))
-            bank._rewrite(obs.model_copy(update={
+            store.update(obs.model_copy(update={
                 "evidence_ids": evidence,
                 "confidence": round(min(0.95, obs.confidence + 0.05 * (len(evidence) - len(obs.evidence_ids))), 3)}))
-        merged = _merge_duplicates(bank, created)
+        merged = _merge_duplicates(store, config, created)
     created = [c for c in created if c not in merged]
     return ConsolidationReport(
         processed=len(batch), remaining=remaining, clusters=len(new_groups), created=tuple(created),
@@ -234,16 +234,18 @@ def consolidate(bank: "MemoryBank", *, llm: Any = None, max_units: int | None = 
         took_ms=round((time.perf_counter() - started) * 1000, 2))
 
 
-def _merge_duplicates(bank: "MemoryBank", fresh: list[str]) -> list[str]:
+def _merge_duplicates(store: "UnitStore", config: "BankConfig", fresh: list[str]) -> list[str]:
     """Merge each new observation into an older near-duplicate one (same outcome); returns the merged-away ids."""
-    cfg = bank.config.lifecycle
-    index = bank._index
+    from hindsight_core.lifecycle.forgetting import delete_unit
+
+    cfg = config.lifecycle
+    index = store.index
     merged: list[str] = []
     for obs_id in fresh:
         light = index.units.get(obs_id)
         if light is None:
             continue
-        others = [u for u in index.units.values() if "consolidated" in u.flags and u.id != obs_id and u.id not in merged
+        others = [u for u in index.units.values() if Flag.CONSOLIDATED in u.flags and u.id != obs_id and u.id not in merged
                   and u.status == MemoryStatus.ACTIVE.value and u.outcome == light.outcome and u.seq < light.seq]
         if not others:
             continue
@@ -251,12 +253,12 @@ def _merge_duplicates(bank: "MemoryBank", fresh: list[str]) -> list[str]:
         best = int(sims.argmax())
         if float(sims[best]) < cfg.observation_merge_threshold:
             continue
-        keeper: MemoryUnit = bank.get(others[best].id)
-        dup = bank.get(obs_id)
+        keeper: MemoryUnit = store.get(others[best].id)
+        dup = store.get(obs_id)
         evidence = tuple(dict.fromkeys(keeper.evidence_ids + dup.evidence_ids))
-        bank._rewrite(keeper.model_copy(update={"evidence_ids": evidence,
+        store.update(keeper.model_copy(update={"evidence_ids": evidence,
                                                 "confidence": round(min(0.95, max(keeper.confidence, dup.confidence) + 0.05), 3),
                                                 "mention_count": keeper.mention_count + dup.mention_count}))
-        bank.delete(obs_id)
+        delete_unit(store, obs_id)
         merged.append(obs_id)
     return merged

@@ -13,8 +13,8 @@ Example:
     >>> engine = MemoryEngine.ephemeral(embedder=HashEmbedder())
     >>> bank = engine.bank("b", lifecycle={"active_budget": 0})
     >>> _ = bank.capture_many([f"Ticket {i} was about the printer on floor {i}." for i in range(12)])
-    >>> report = enforce_budget(bank, budget=10)
-    >>> report.archived_count, count_active(bank)
+    >>> report = enforce_budget(bank.store, bank.config, budget=10)
+    >>> report.archived_count, count_active(bank.store)
     (3, 9)
 """
 
@@ -28,16 +28,15 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hindsight_core.models import MemoryKind, MemoryStatus, MemoryUnit, Source
-from hindsight_core.storage.codec import to_indexed, to_record
+from hindsight_core.models import Flag, MemoryKind, MemoryStatus, MemoryUnit, Source
 
 if TYPE_CHECKING:
-    from hindsight_core.bank import MemoryBank
+    from hindsight_core.config import BankConfig
+    from hindsight_core.storage.unit_store import UnitStore
     from hindsight_core.retrieval.types import IndexedUnit
 
-__all__ = ["ForgetReport", "enforce_budget", "count_active", "effective_activity", "scrub", "DIGEST_KEY"]
+__all__ = ["ForgetReport", "enforce_budget", "count_active", "effective_activity", "scrub", "delete_unit"]
 
-DIGEST_KEY = "hindsight_digest"
 _DAY = 86_400.0
 _EXEMPT_KINDS = frozenset({MemoryKind.DIRECTIVE.value, MemoryKind.SKILL.value})
 _DIGEST_CHARS = 1_500
@@ -60,13 +59,12 @@ class ForgetReport(BaseModel):
 
 
 def _archivable(u: "IndexedUnit") -> bool:
-    return u.status == MemoryStatus.ACTIVE.value and u.kind not in _EXEMPT_KINDS and "digest" not in u.flags
+    return u.status == MemoryStatus.ACTIVE.value and u.kind not in _EXEMPT_KINDS and Flag.DIGEST not in u.flags
 
 
-def count_active(bank: "MemoryBank") -> int:
+def count_active(store: "UnitStore") -> int:
     """Active units that count against the budget (directives, skills and digests do not)."""
-    index = bank._index
-    with index.lock:
+    with store.write() as index:
         return sum(1 for u in index.units.values() if _archivable(u))
 
 
@@ -97,50 +95,45 @@ def _digest_text(month: str, members: list["IndexedUnit"]) -> tuple[str, tuple[s
     return head + (" Included: " + "; ".join(parts) if parts else ""), topics
 
 
-def _digests_by_month(bank: "MemoryBank") -> dict[str, MemoryUnit]:
-    index = bank._index
-    ids = [u.id for u in index.units.values() if "digest" in u.flags]
-    return {u.metadata.get(DIGEST_KEY, {}).get("month", ""): u for u in bank.get_many(ids)}
+def _digests_by_month(store: "UnitStore") -> dict[str, MemoryUnit]:
+    index = store.index
+    ids = [u.id for u in index.units.values() if Flag.DIGEST in u.flags]
+    return {(u.digest or {}).get("month", ""): u for u in store.get_many(ids)}
 
 
-def _write_digest(bank: "MemoryBank", month: str, member_ids: Iterable[str], existing: MemoryUnit | None) -> str | None:
+def _write_digest(store: "UnitStore", month: str, member_ids: Iterable[str], existing: MemoryUnit | None) -> str | None:
     """Write (or rewrite, or remove when empty) the digest of ``month``; returns its id."""
-    index = bank._index
+    index = store.index
     members = [index.units[i] for i in dict.fromkeys(member_ids) if i in index.units]
     if not members:
         if existing is not None and existing.id in index.units:
-            index.store.delete(index.collection, [existing.id])
-            index.remove(existing.id)
+            store.delete([existing.id])
         return None
     text, topics = _digest_text(month, members)
     now = datetime.now(timezone.utc)
     start = datetime.strptime(month + "-01", "%Y-%m-%d").replace(tzinfo=timezone.utc)
     unit = MemoryUnit(
-        id=existing.id if existing is not None else uuid.uuid4().hex, bank=bank.id, kind=MemoryKind.OBSERVATION,
+        id=existing.id if existing is not None else uuid.uuid4().hex, bank=store.id, kind=MemoryKind.OBSERVATION,
         text=text, entities=topics, occurred_at=start, mentioned_at=now, importance=0.2, confidence=0.5,
-        activity=0.2, evidence_ids=tuple(u.id for u in members), source=Source.AGENT, flags=("digest",),
-        metadata={DIGEST_KEY: {"month": month, "count": len(members)}},
+        activity=0.2, evidence_ids=tuple(u.id for u in members), source=Source.AGENT, flags=(Flag.DIGEST,),
+        digest={"month": month, "count": len(members)},
         created_at=existing.created_at if existing is not None else now,
     )
-    seq = index.units[existing.id].seq if existing is not None and existing.id in index.units else index.take_seq()
-    vec = bank._engine.embedder.embed([text])[0]
-    unit_id, doc, meta = to_record(unit, seq)
-    index.store.upsert(index.collection, [unit_id], [doc], [meta], vec[None, :])
-    index.add(to_indexed(unit_id, doc, meta), vec)
-    return unit_id
+    store.put([(unit, store.embedder.embed([text])[0])])  # a rewritten digest keeps its seq
+    return unit.id
 
 
-def enforce_budget(bank: "MemoryBank", budget: int | None = None, *, now: datetime | None = None) -> ForgetReport:
+def enforce_budget(store: "UnitStore", config: "BankConfig", budget: int | None = None, *,
+                   now: datetime | None = None) -> ForgetReport:
     """Archive the least active units when the bank holds more active ones than ``budget``."""
     from hindsight_core._bank_state import flush_activity, state
 
-    cfg = bank.config.lifecycle
+    cfg = config.lifecycle
     budget = cfg.active_budget if budget is None else int(budget)
     now_ts = (now or datetime.now(timezone.utc)).timestamp()
-    index = bank._index
-    st = state(bank)
-    flush_activity(bank)
-    with index.lock:
+    st = state(store)
+    flush_activity(store)
+    with store.write() as index:
         active = [u for u in index.units.values() if _archivable(u)]
         before = len(active)
         if not budget or before <= budget:
@@ -152,19 +145,16 @@ def enforce_budget(bank: "MemoryBank", budget: int | None = None, *, now: dateti
                                cfg.unhit_days, cfg.decay_half_life_days), u.seq))
         victims = scored[: before - target]
         ids = [u.id for u in victims]
-        for start in range(0, len(ids), 5_000):
-            chunk = ids[start:start + 5_000]
-            index.store.update_metadata(index.collection, chunk, [{"status": MemoryStatus.ARCHIVED.value}] * len(chunk))
-        index.archive(ids)  # out of the hot tier: default recall no longer searches them
+        store.archive(ids)  # out of the hot tier: default recall no longer searches them
         months: dict[str, list[str]] = {}
         for u in victims:
             months.setdefault(_month(u.when), []).append(u.id)
-        existing = _digests_by_month(bank)
+        existing = _digests_by_month(store)
         digests = []
         for month, member_ids in sorted(months.items()):
             old = existing.get(month)
             prior = list(old.evidence_ids) if old is not None else []
-            digest_id = _write_digest(bank, month, prior + member_ids, old)
+            digest_id = _write_digest(store, month, prior + member_ids, old)
             if digest_id:
                 digests.append(digest_id)
         st.active = target
@@ -172,40 +162,38 @@ def enforce_budget(bank: "MemoryBank", budget: int | None = None, *, now: dateti
                         digests=tuple(digests))
 
 
-def scrub(bank: "MemoryBank", unit_id: str) -> None:
+def delete_unit(store: "UnitStore", unit_id: str) -> None:
+    """Hard-delete one unit: :func:`scrub` what names it, then delete it from Chroma and the indexes.
+
+    Raises:
+        NotFoundError: no such unit in this bank.
+    """
+    store.get(unit_id)  # raises NotFoundError with a clear message
+    with store.write():
+        scrub(store, unit_id)
+        store.delete([unit_id])
+
+
+def scrub(store: "UnitStore", unit_id: str) -> None:
     """Before a hard delete: remove ``unit_id`` from digests and evidence lists that name it, and make
     a belief it had superseded current again (the newer statement is being taken back)."""
     from hindsight_core._bank_state import state
 
-    index = bank._index
-    with index.lock:
-        doomed = bank.get(unit_id)
+    with store.write() as index:
+        doomed = store.get(unit_id)
         citing = [i for i, u in index.units.items() if unit_id in u.evidence_ids and i != unit_id]
-        for unit in bank.get_many(citing):
+        for unit in store.get_many(citing):
             remaining = tuple(e for e in unit.evidence_ids if e != unit_id)
-            if "digest" in unit.flags:
-                month = unit.metadata.get(DIGEST_KEY, {}).get("month", _month(unit.when.timestamp()))
-                _write_digest(bank, month, remaining, unit)
+            if Flag.DIGEST in unit.flags:
+                month = (unit.digest or {}).get("month", _month(unit.when.timestamp()))
+                _write_digest(store, month, remaining, unit)
             else:
-                bank._rewrite(unit.model_copy(update={"evidence_ids": remaining}))
-        for prev in bank.get_many(doomed.evidence_ids):
+                store.update(unit.model_copy(update={"evidence_ids": remaining}))
+        for prev in store.get_many(doomed.evidence_ids):
             if prev.superseded_by == unit_id and prev.status is MemoryStatus.SUPERSEDED:
                 restored = prev.model_copy(update={"status": MemoryStatus.ACTIVE, "superseded_by": None, "valid_to": None,
-                                                   "flags": tuple(f for f in prev.flags if not f.startswith("superseded"))})
-                write_clearing(bank, restored, ("superseded_by", "valid_to"))
-        st = state(bank)
+                                                   "flags": tuple(f for f in prev.flags if not f.startswith(Flag.SUPERSEDED))})
+                store.update(restored, clear=("superseded_by", "valid_to"))
+        st = state(store)
         st.pending.pop(unit_id, None)
         st.last_hit.pop(unit_id, None)
-
-
-def write_clearing(bank: "MemoryBank", unit: MemoryUnit, cleared: tuple[str, ...]) -> None:
-    """Rewrite ``unit``'s metadata, removing the ``cleared`` fields (Chroma merges metadata)."""
-    index = bank._index
-    with index.lock:
-        light = index.units[unit.id]
-        unit_id, doc, meta = to_record(unit, light.seq)
-        meta_out: dict[str, Any] = dict(meta)
-        for name in cleared:
-            meta_out[name] = None
-        index.store.update_metadata(index.collection, [unit_id], [meta_out])
-        index.replace(to_indexed(unit_id, doc, meta))

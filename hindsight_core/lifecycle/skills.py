@@ -13,16 +13,13 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Sequence
 
-from hindsight_core.models import MemoryKind, MemoryStatus, MemoryUnit, Outcome, RecallHit
+from hindsight_core.models import Flag, MemoryKind, MemoryStatus, MemoryUnit, Outcome, RecallHit
 
 if TYPE_CHECKING:
-    from hindsight_core.bank import MemoryBank
-    from hindsight_core.config import LifecycleConfig
+    from hindsight_core.config import BankConfig, LifecycleConfig
+    from hindsight_core.storage.unit_store import UnitStore
 
-__all__ = ["SKILL_KEY", "after_lesson", "skills_first", "skill_text"]
-
-SKILL_KEY = "hindsight_skill"
-_LESSON_KEY = "hindsight_lesson"  # the key _episode_ops stores reflections under
+__all__ = ["after_lesson", "skills_first", "skill_text"]
 
 
 def skill_text(reflection: dict[str, Any]) -> str:
@@ -31,96 +28,96 @@ def skill_text(reflection: dict[str, Any]) -> str:
     return f"Skill: {lesson}" + (f"\nUse when: {trigger}" if trigger and trigger.lower() not in lesson.lower() else "")
 
 
-def after_lesson(bank: "MemoryBank", lesson: MemoryUnit) -> MemoryUnit | None:
+def after_lesson(store: "UnitStore", config: "BankConfig", lesson: MemoryUnit) -> MemoryUnit | None:
     """Promote (after a success) or demote (after a failure); returns the skill written or changed."""
-    reflection = lesson.metadata.get(_LESSON_KEY) if isinstance(lesson.metadata, dict) else None
-    if not isinstance(reflection, dict) or lesson.id not in bank._index.units:
+    reflection = lesson.lesson  # the reflection it was learnt from (None: not a lesson)
+    if not isinstance(reflection, dict) or lesson.id not in store.index.units:
         return None
     if lesson.outcome is Outcome.SUCCESS:
-        return _promote(bank, lesson, reflection)
-    return _demote(bank, reflection)
+        return _promote(store, config, lesson, reflection)
+    return _demote(store, config, reflection)
 
 
-def _skills(bank: "MemoryBank") -> list[MemoryUnit]:
-    ids = [u.id for u in bank._index.units.values() if u.kind == MemoryKind.SKILL.value or "skill" in u.flags]
-    return bank.get_many(ids)
+def _skills(store: "UnitStore") -> list[MemoryUnit]:
+    ids = [u.id for u in store.index.units.values() if u.kind == MemoryKind.SKILL.value or Flag.SKILL in u.flags]
+    return store.get_many(ids)
 
 
-def _promote(bank: "MemoryBank", lesson: MemoryUnit, reflection: dict[str, Any]) -> MemoryUnit | None:
+def _promote(store: "UnitStore", config: "BankConfig", lesson: MemoryUnit,
+             reflection: dict[str, Any]) -> MemoryUnit | None:
     from hindsight_core._capture import prepare
+    from hindsight_core._write import store_batch
 
-    cfg = bank.config.lifecycle
-    index = bank._index
-    with index.lock:
+    cfg = config.lifecycle
+    with store.write() as index:
         vec = index.vectors([lesson.id])[0]
         near = [i for i, s in index.dense_search(vec, 20) if s >= cfg.skill_match]
         ids = [i for i in dict.fromkeys([lesson.id] + near)
                if index.units[i].kind == MemoryKind.OBSERVATION.value and index.units[i].outcome == Outcome.SUCCESS.value
                and index.units[i].status == MemoryStatus.ACTIVE.value]
-        members = [m for m in bank.get_many(ids) if _LESSON_KEY in m.metadata]
-        if any("instruction_like" in m.flags for m in members):
+        members = [m for m in store.get_many(ids) if m.lesson is not None]
+        if any(Flag.INSTRUCTION_LIKE in m.flags for m in members):
             return None
         successes = sum(m.mention_count for m in members)
         member_ids = {m.id for m in members}
         confidence = round(min(0.95, 0.6 + 0.05 * successes), 3)
-        for skill in _skills(bank):
-            meta = dict(skill.metadata.get(SKILL_KEY, {}))
+        for skill in _skills(store):
+            meta = dict(skill.skill or {})
             if not member_ids & set(meta.get("lesson_ids", ())):
                 continue
             meta["lesson_ids"] = sorted(member_ids | set(meta.get("lesson_ids", ())))
             demoted = skill.kind is not MemoryKind.SKILL
             since = successes - int(meta.get("successes_at_demotion", 0))
             meta["successes"] = successes
-            update: dict[str, Any] = {"metadata": {**skill.metadata, SKILL_KEY: meta},
+            update: dict[str, Any] = {"skill": meta,
                                       "evidence_ids": tuple(dict.fromkeys(skill.evidence_ids + tuple(member_ids)))}
             if demoted and since >= cfg.skill_after:  # earned its place back
                 update |= {"kind": MemoryKind.SKILL, "confidence": confidence,
-                           "flags": tuple(f for f in skill.flags if f != "skill_demoted")}
+                           "flags": tuple(f for f in skill.flags if f != Flag.SKILL_DEMOTED)}
             elif not demoted:
                 update["confidence"] = max(skill.confidence, confidence)
             changed = skill.model_copy(update=update)
-            bank._rewrite(changed)
+            store.update(changed)
             return changed
         if successes < cfg.skill_after:
             return None
         prepared = prepare(
-            bank.id, bank.config, text=skill_text(reflection), kind=MemoryKind.SKILL, source="system",
+            store.id, config, text=skill_text(reflection), kind=MemoryKind.SKILL, source="system",
             session_id=lesson.session_id, importance=0.85, keep_raw=True, evidence_ids=tuple(member_ids),
-            outcome=Outcome.SUCCESS, metadata={SKILL_KEY: {
-                "trigger": reflection.get("trigger") or reflection.get("goal"), "action": reflection.get("lesson"),
-                "successes": successes, "failures": 0, "lesson_ids": sorted(member_ids)}},
+            outcome=Outcome.SUCCESS,
         )
-        prepared.unit = prepared.unit.model_copy(update={"confidence": confidence,
-                                                         "flags": prepared.unit.flags + ("skill",)})
-        return bank._store_batch([prepared])[0].unit
+        prepared.unit = prepared.unit.model_copy(update={
+            "confidence": confidence, "flags": prepared.unit.flags + (Flag.SKILL,),
+            "skill": {"trigger": reflection.get("trigger") or reflection.get("goal"), "action": reflection.get("lesson"),
+                      "successes": successes, "failures": 0, "lesson_ids": sorted(member_ids)}})
+        return store_batch(store, config, [prepared])[0].unit
 
 
-def _demote(bank: "MemoryBank", reflection: dict[str, Any]) -> MemoryUnit | None:
-    cfg = bank.config.lifecycle
-    index = bank._index
+def _demote(store: "UnitStore", config: "BankConfig", reflection: dict[str, Any]) -> MemoryUnit | None:
+    cfg = config.lifecycle
     goal = str(reflection.get("goal") or reflection.get("trigger") or "")
-    with index.lock:
+    with store.write() as index:
         active = [u.id for u in index.units.values()
                   if u.kind == MemoryKind.SKILL.value and u.status == MemoryStatus.ACTIVE.value]
         if not active or not goal:
             return None
-        qvec = bank._engine.embedder.embed([goal])[0]
+        qvec = store.embedder.embed([goal])[0]
         sims = index.vectors(active) @ qvec
         best = int(sims.argmax())
         if float(sims[best]) < max(cfg.skill_trigger_match, 0.6):
             return None
-        skill = bank.get(active[best])
-        meta = dict(skill.metadata.get(SKILL_KEY, {}))
+        skill = store.get(active[best])
+        meta = dict(skill.skill or {})
         meta["failures"] = int(meta.get("failures", 0)) + 1
         meta["successes_at_demotion"] = int(meta.get("successes", 0))
         meta["demoted_at"] = datetime.now(timezone.utc).isoformat()
         demoted = skill.model_copy(update={
             "kind": MemoryKind.OBSERVATION, "confidence": round(max(0.0, skill.confidence - 0.3), 3),
-            "flags": tuple(dict.fromkeys(skill.flags + ("skill_demoted",))),
-            "metadata": {**skill.metadata, SKILL_KEY: meta}})
-        bank._rewrite(demoted)
-        for src in bank.get_many(meta.get("lesson_ids", ())):  # the counter-example weighs on them too
-            bank._rewrite(src.model_copy(update={"confidence": round(max(0.0, src.confidence - 0.1), 3)}))
+            "flags": tuple(dict.fromkeys(skill.flags + (Flag.SKILL_DEMOTED,))),
+            "skill": meta})
+        store.update(demoted)
+        for src in store.get_many(meta.get("lesson_ids", ())):  # the counter-example weighs on them too
+            store.update(src.model_copy(update={"confidence": round(max(0.0, src.confidence - 0.1), 3)}))
         return demoted
 
 

@@ -90,7 +90,7 @@ def normalise_bank_ids(engine: "MemoryEngine", *, merge: bool = False, dry_run: 
 def _move(engine: "MemoryEngine", old: str, new: str) -> None:
     store = engine.store
     source = store.open_bank(old, embedder=engine.embedder.name, dim=engine.embedder.dim, create=False)
-    target = engine._live_index(new, create=True)
+    target = engine.bank(new).store.open(create=True)
     batch: list[tuple[str, str, dict, object]] = []
 
     def flush() -> None:
@@ -108,6 +108,5 @@ def _move(engine: "MemoryEngine", old: str, new: str) -> None:
     if batch:
         flush()
     store.drop_bank(old)
-    with engine._lock:
-        engine._indexes.pop(new, None)
-        engine._indexes.pop(old, None)
+    engine._forget_index(new, None)
+    engine._forget_index(old, None)

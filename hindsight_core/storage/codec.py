@@ -3,6 +3,14 @@
 Chroma metadata holds scalars only, so tuples and the caller's metadata travel as JSON strings.
 Every record carries ``schema_version``; a record from a newer or unknown layout raises
 :class:`SchemaVersionError` naming what to do, instead of being misread.
+
+The library's own data on a unit (``speaker``, ``episode``, ``lesson``, ``skill``, ``digest``,
+``consolidated``) is stored under reserved keys with the ``hs_`` prefix, beside the caller's
+``metadata`` (one JSON string, never touched). Records written before these fields existed kept
+them inside ``metadata`` (``hindsight_lesson``, ``hindsight_skill``, ``hindsight_digest``,
+``hindsight_consolidated``, an experience's ``episode``); :func:`migrate_library_keys` moves them
+out when such a record is read, so old stores keep working and callers get their metadata back
+as they gave it. New records carry ``hs_fields`` to tell them apart.
 """
 
 from __future__ import annotations
@@ -16,9 +24,19 @@ from hindsight_core.models import SCHEMA_VERSION, MemoryUnit
 from hindsight_core.retrieval.context import CONTEXT_KEY, decode_vector
 from hindsight_core.retrieval.types import IndexedUnit
 
-__all__ = ["to_record", "from_record", "to_indexed", "ts", "from_ts"]
+__all__ = ["to_record", "from_record", "to_indexed", "ts", "from_ts", "migrate_library_keys", "LIBRARY_FIELDS"]
 
-_JSON_FIELDS = ("entities", "evidence_ids", "metadata", "gate_reasons", "flags", "time_refs", "mentions")
+_JSON_FIELDS = ("entities", "evidence_ids", "metadata", "gate_reasons", "flags", "time_refs", "mentions",
+                "episode", "lesson", "skill", "digest", "consolidated")
+#: The unit's library fields and the reserved record keys they are stored under.
+LIBRARY_FIELDS = {name: f"hs_{name}" for name in ("speaker", "episode", "lesson", "skill", "digest", "consolidated")}
+_KEY_TO_FIELD = {key: name for name, key in LIBRARY_FIELDS.items()}
+#: Marks a record whose library fields are in their own keys (absent: an older record, migrated on read).
+_LAYOUT_KEY = "hs_fields"
+_LAYOUT = 1
+#: Where records written before the typed fields kept them: metadata key -> field.
+_LEGACY_KEYS = {"hindsight_lesson": "lesson", "hindsight_skill": "skill", "hindsight_digest": "digest",
+                "hindsight_consolidated": "consolidated"}
 _TIME_FIELDS = ("occurred_at", "mentioned_at", "valid_to", "last_hit_at", "created_at")
 
 
@@ -33,12 +51,15 @@ def from_ts(value: float | None) -> datetime | None:
 def to_record(unit: MemoryUnit, seq: int) -> tuple[str, str, dict[str, Any]]:
     """``(id, document, metadata)`` for Chroma. ``seq`` orders units within a bank."""
     data = unit.model_dump(mode="python", exclude={"id", "text"})
-    meta: dict[str, Any] = {"seq": seq}
+    meta: dict[str, Any] = {"seq": seq, _LAYOUT_KEY: _LAYOUT}
     for key, value in data.items():
         if value is None:
             continue  # Chroma has no null; absence means None
+        stored_as = LIBRARY_FIELDS.get(key, key)
         if key in _JSON_FIELDS:
-            meta[key] = json.dumps(value, ensure_ascii=False, default=str)
+            meta[stored_as] = json.dumps(value, ensure_ascii=False, default=str)
+        elif key in LIBRARY_FIELDS:
+            meta[stored_as] = value
         elif key in _TIME_FIELDS:
             meta[key] = ts(value)
         elif hasattr(value, "value"):  # enums
@@ -64,26 +85,58 @@ def _check_version(meta: Mapping[str, Any], unit_id: str) -> None:
         )
 
 
+def migrate_library_keys(data: dict[str, Any]) -> dict[str, Any]:
+    """A unit's fields as an older release wrote them -> as this one does: the library's keys move out
+    of ``metadata`` into their typed fields (an experience's ``episode`` summary too, and the caller's
+    episode metadata it carried becomes the experience's metadata); a str ``metadata["speaker"]`` is
+    copied into ``speaker`` (the caller's key stays). Fields already set are left as they are."""
+    meta = data.get("metadata")
+    if not isinstance(meta, dict):
+        return data
+    meta = dict(meta)
+    out = dict(data)
+    for key, name in _LEGACY_KEYS.items():
+        if key in meta and out.get(name) is None:
+            out[name] = meta.pop(key)
+    library_experience = out.get("kind") == "experience" and out.get("source") == "agent" and out.get("episode_id")
+    if library_experience and isinstance(meta.get("episode"), dict) and out.get("episode") is None:
+        episode = dict(meta.pop("episode"))
+        caller = episode.pop("metadata", None)
+        out["episode"] = episode
+        if isinstance(caller, dict) and not meta:
+            meta = caller
+    if out.get("speaker") is None and isinstance(meta.get("speaker"), str):
+        out["speaker"] = meta["speaker"]
+    out["metadata"] = meta
+    return out
+
+
 def from_record(unit_id: str, document: str, meta: Mapping[str, Any]) -> MemoryUnit:
     _check_version(meta, unit_id)
     data: dict[str, Any] = {"id": unit_id, "text": document}
     for key, value in meta.items():
-        if key == "seq" or key == CONTEXT_KEY:  # record-only fields, not part of the unit
+        if key in ("seq", CONTEXT_KEY, _LAYOUT_KEY):  # record-only fields, not part of the unit
             continue
+        key = _KEY_TO_FIELD.get(key, key)
         if key in _JSON_FIELDS:
             data[key] = json.loads(value)
         elif key in _TIME_FIELDS:
             data[key] = from_ts(value)
         else:
             data[key] = value
+    if _LAYOUT_KEY not in meta:  # written before the library fields had keys of their own
+        data = migrate_library_keys(data)
     return MemoryUnit.model_validate(data)
 
 
 def to_indexed(unit_id: str, document: str, meta: Mapping[str, Any]) -> IndexedUnit:
     """The light record recall reads, straight from Chroma metadata (no pydantic on this path)."""
     _check_version(meta, unit_id)
-    caller_meta = json.loads(meta.get("metadata", "{}"))
-    speaker = caller_meta.get("speaker") if isinstance(caller_meta, dict) else None
+    if _LAYOUT_KEY in meta:
+        speaker = meta.get(LIBRARY_FIELDS["speaker"])
+    else:  # an older record: the speaker was read from the caller's metadata
+        caller_meta = json.loads(meta.get("metadata", "{}"))
+        speaker = caller_meta.get("speaker") if isinstance(caller_meta, dict) else None
     return IndexedUnit(
         id=unit_id,
         seq=int(meta["seq"]),

@@ -289,7 +289,7 @@ def test_an_ambiguous_id_prefix_is_a_clear_error():
     from hindsight_core.errors import InvalidInputError, NotFoundError
 
     index = SimpleNamespace(units={"abc123": 1, "abc456": 2, "def789": 3}, catch_up=lambda: None)
-    bank = SimpleNamespace(_index=index, id="b")
+    bank = SimpleNamespace(store=SimpleNamespace(index=index), id="b")  # the CLI reads the bank's store
     assert resolve_unit_id(bank, "abc4") == "abc456" and resolve_unit_id(bank, "def789") == "def789"
     with pytest.raises(InvalidInputError, match="matches 2 units.*give more characters"):
         resolve_unit_id(bank, "abc")

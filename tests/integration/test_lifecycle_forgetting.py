@@ -48,7 +48,7 @@ def test_over_budget_bank_archives_into_monthly_digests(engine):
     assert bank.get(gone.id).status is MemoryStatus.ARCHIVED  # still retrievable by id
     assert gone.id in bank.recall(gone.text, k=5, include_archived=True).ids
     digests = [u for u in bank.units(kind="observation") if "digest" in u.flags]
-    months = {d.metadata["hindsight_digest"]["month"] for d in digests}
+    months = {d.digest["month"] for d in digests}  # the library's own field, not the caller's metadata
     assert months == {u.when.strftime("%Y-%m") for u in archived}
     assert {e for d in digests for e in d.evidence_ids} == {u.id for u in archived}
 

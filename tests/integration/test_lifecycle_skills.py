@@ -26,7 +26,7 @@ def test_skill_promoted_after_three_successes_and_demoted_after_a_failure(engine
     skills = list(bank.units(kind="skill"))
     assert len(skills) == 1
     skill = skills[0]
-    assert "run_tests then deploy" in skill.text and skill.metadata["hindsight_skill"]["successes"] >= 3
+    assert "run_tests then deploy" in skill.text and skill.skill["successes"] >= 3
     assert skill.evidence_ids and all(bank.get(e).outcome.value == "success" for e in skill.evidence_ids)
 
     lessons = bank.recall_lessons("deploy the billing service to staging", k=3)
@@ -35,7 +35,7 @@ def test_skill_promoted_after_three_successes_and_demoted_after_a_failure(engine
     bank.end_episode(deploy(outcome_error=True, session="s3"), "failure")
     demoted = bank.get(skill.id)
     assert demoted.kind is MemoryKind.OBSERVATION and "skill_demoted" in demoted.flags
-    assert demoted.confidence < skill.confidence and demoted.metadata["hindsight_skill"]["failures"] == 1
+    assert demoted.confidence < skill.confidence and demoted.skill["failures"] == 1
     after = bank.recall_lessons("deploy the billing service to staging", k=3)
     assert after.hits[0].unit.kind is not MemoryKind.SKILL
     assert after.hits[0].unit.outcome.value == "failure"  # the latest mistake leads

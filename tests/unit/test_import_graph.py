@@ -105,3 +105,62 @@ def test_hindsight_core_has_no_import_cycle():
     modules = _modules()
     assert "hindsight_core.bank" in modules and len(modules) > 30
     assert _cycles(_graph(modules)) == []
+
+
+#: Services over a bank's store and config (``storage/unit_store.py``): they never import the bank
+#: facade or the engine, and never reach into another object's private attributes.
+SERVICES = (
+    "hindsight_core._write",
+    "hindsight_core._trust",
+    "hindsight_core._episode_ops",
+    "hindsight_core._lifecycle_ops",
+    "hindsight_core._bank_state",
+    "hindsight_core.lifecycle.beliefs",
+    "hindsight_core.lifecycle.consolidate",
+    "hindsight_core.lifecycle.forgetting",
+    "hindsight_core.lifecycle.skills",
+    "hindsight_core.storage.unit_store",
+)
+_FACADES = {"hindsight_core.bank", "hindsight_core.engine"}
+
+
+def _imports_everywhere(tree: ast.AST) -> set[str]:
+    """Every module named by an import, ``TYPE_CHECKING`` blocks included (a type-only import of the
+    facade still couples a service to it)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return found
+
+
+def _private_reaches(tree: ast.AST) -> list[str]:
+    """``obj._name`` accesses on anything but ``self``/``cls`` (dunders allowed)."""
+    out = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                and not (isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"})):
+            out.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return out
+
+
+def test_the_architecture_checks_find_a_reach_in():
+    tree = ast.parse("from hindsight_core.bank import MemoryBank\ndef f(bank):\n    return bank._index.units\n")
+    assert _imports_everywhere(tree) & _FACADES == {"hindsight_core.bank"}
+    assert _private_reaches(tree) == ["line 3: bank._index"]
+    assert _private_reaches(ast.parse("class A:\n    def f(self):\n        return self._x, type(self).__name__\n")) == []
+
+
+def test_services_never_import_the_bank_nor_reach_into_privates():
+    modules = _modules()
+    problems = {}
+    for name in SERVICES:
+        assert name in modules, f"{name} was moved: update SERVICES"
+        tree = ast.parse(modules[name].read_text())
+        found = sorted(_imports_everywhere(tree) & _FACADES) + _private_reaches(tree)
+        if found:
+            problems[name] = found
+    assert not problems, f"services must work on (store, config) only: {problems}"

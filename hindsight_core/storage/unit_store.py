@@ -1,0 +1,376 @@
+"""One bank's store: the only code that changes Chroma and the bank's in-memory indexes together.
+
+A :class:`UnitStore` is the narrow waist between the lifecycle services (capture's write step,
+beliefs, consolidation, forgetting, skills, trust, episodes) and storage. Every write goes through
+it, so Chroma (the source of truth), the change log other processes read, the live index (dense
+vectors, keyword, graph), the bank's revision and a running capture's undo journal stay in step in
+one place:
+
+* :meth:`put` new units (with their vectors), :meth:`update` a unit's fields, :meth:`patch` a
+  few fields of many units, :meth:`archive` and :meth:`delete` units;
+* :meth:`get` / :meth:`get_many` read whole units from Chroma;
+* :meth:`read` gives the bank's index under its shared read lock (a consistent view: no write
+  is applied while it is held), :meth:`write` under its write lock;
+* :attr:`state` is the bank's lifecycle state, :attr:`revision` changes on every write.
+
+Services take ``(store, config)`` and never see :class:`~hindsight_core.bank.MemoryBank` or the
+engine: what they need from the engine (the embedder, the chat model, the reflector, the bank's
+background queue) comes through a :class:`StoreHost` of plain callables.
+
+Lock order: see :mod:`hindsight_core.storage.rwlock` (the bank lock, then the engine's leaf locks).
+
+Example:
+    >>> from hindsight_core import MemoryEngine
+    >>> from hindsight_core.testing import HashEmbedder
+    >>> engine = MemoryEngine.ephemeral(embedder=HashEmbedder())
+    >>> bank = engine.bank("alice")
+    >>> unit_id = bank.capture("Alice prefers tea.").unit_id
+    >>> store = bank.store  # what the lifecycle services work on
+    >>> unit = store.get(unit_id)
+    >>> store.update(unit.model_copy(update={"confidence": 0.9}))
+    >>> with store.read() as view:  # the bank's index under its read lock
+    ...     len(view.units), view.units[unit_id].confidence
+    (1, 0.9)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from hindsight_core.errors import InvalidInputError, NotFoundError, StorageError
+from hindsight_core.models import MemoryStatus, MemoryUnit
+from hindsight_core.retrieval.context import CONTEXT_KEY, encode_vector
+from hindsight_core.storage.codec import from_record, to_indexed, to_record
+from hindsight_core.storage.live_index import LiveIndex
+
+__all__ = ["UnitStore", "StoreHost", "Journal"]
+
+log = logging.getLogger("hindsight.storage")
+
+#: A write that keeps finding its bank deleted under it gives up with an error after this many tries.
+_DROPPED_RETRIES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class StoreHost:
+    """What a bank's store needs from its engine, as plain callables (the store never sees the engine).
+
+    Attributes:
+        open_index: ``(bank_id, create) -> LiveIndex``: the bank's loaded index (an empty, uncached
+            one for a bank that does not exist unless ``create``).
+        forget_index: ``(bank_id, index)``: drop a stale index (None: whatever is loaded) so the next
+            call loads the bank again.
+        embedder: The engine's :class:`~hindsight_core.embeddings.Embedder`.
+        submit: ``(bank_id, key, job, block_s)``: run ``job`` in the bank's background queue.
+        llm: ``() -> chat model or None``: the engine's current chat model (settable later).
+        reflector: ``() -> Reflector``: the engine's current reflector.
+        after_write: ``(store, config, new units)``, called after each successful capture write
+            (the lifecycle triggers: consolidation, the active budget). Injected, so the write step
+            does not import the services that themselves store through it.
+    """
+
+    open_index: Callable[[str, bool], LiveIndex]
+    forget_index: Callable[[str, "LiveIndex | None"], None]
+    embedder: Any
+    submit: Callable[[str, str, Callable[[], object], "float | None"], None]
+    llm: Callable[[], Any]
+    reflector: Callable[[], Any]
+    after_write: Callable[["UnitStore", Any, int], None] = lambda store, config, new: None
+
+
+@dataclass(slots=True)
+class Journal:
+    """What one write call changed, so a failure can take it back (see :meth:`UnitStore.undo`)."""
+
+    added: list[str]  # new unit ids
+    changed: dict[str, tuple[str, dict[str, Any]]]  # unit id -> its record before the call
+
+    @classmethod
+    def empty(cls) -> "Journal":
+        return cls([], {})
+
+
+class UnitStore:
+    """The store of one bank (see the module docstring). Cheap to create: state lives on the index."""
+
+    def __init__(self, bank_id: str, host: StoreHost) -> None:
+        self.id = bank_id
+        self._host = host
+
+    def __repr__(self) -> str:
+        return f"UnitStore({self.id!r})"
+
+    # ---- what the engine lends ------------------------------------------------------------------
+    @property
+    def embedder(self) -> Any:
+        """The engine's embedder (services embed goals and digests with it)."""
+        return self._host.embedder
+
+    @property
+    def llm(self) -> Any:
+        """The engine's chat model for lifecycle judges, or None."""
+        return self._host.llm()
+
+    @property
+    def reflector(self) -> Any:
+        """The engine's reflector (episodes -> lessons)."""
+        return self._host.reflector()
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store is open read-only (writes raise :class:`StorageError`)."""
+        return bool(self.index.store.read_only)
+
+    def submit(self, key: str, job: Callable[[], object], *, block_s: float | None = None) -> None:
+        """Run ``job`` in this bank's background queue (jobs of one bank run in order)."""
+        self._host.submit(self.id, key, job, block_s)
+
+    def written(self, config: Any, new: int) -> None:
+        """Tell the lifecycle that a capture write stored ``new`` units (see :class:`StoreHost`)."""
+        self._host.after_write(self, config, new)
+
+    # ---- the bank's index, lock, revision and state ---------------------------------------------
+    @property
+    def index(self) -> LiveIndex:
+        """The bank's loaded index as it is (see :meth:`current` for one with other processes' writes)."""
+        return self._host.open_index(self.id, False)
+
+    def open(self, *, create: bool = False) -> LiveIndex:
+        """The bank's loaded index; ``create`` creates the bank first when it does not exist."""
+        return self._host.open_index(self.id, create)
+
+    def current(self) -> LiveIndex:
+        """The bank's index with every change other processes made taken in (``LiveIndex.catch_up``)."""
+        index = self.index
+        try:
+            index.catch_up()
+        except NotFoundError:  # deleted, or dropped and created again, elsewhere: open it afresh
+            with index.lock:
+                index.dropped = True
+            self._host.forget_index(self.id, index)
+            index = self.index
+            index.catch_up()
+        return index
+
+    def forget(self) -> None:
+        """Drop what is loaded of this bank: the next call rebuilds its indexes from Chroma (after
+        units were written behind the index, e.g. by an import)."""
+        self._host.forget_index(self.id, None)
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[LiveIndex]:
+        """The bank's index (caught up) under its shared read lock: a view no write changes while held."""
+        index = self.current()
+        with index.lock.read():
+            yield index
+
+    @contextlib.contextmanager
+    def write(self, *, create: bool = False) -> Iterator[LiveIndex]:
+        """The bank's index with its write lock held (reentrant).
+
+        A bank deleted (or an engine closed) while this thread waited for the lock is found
+        ``dropped``: the write goes to the bank as it is now (a fresh one when ``create``).
+        """
+        for _ in range(_DROPPED_RETRIES):
+            index = self._host.open_index(self.id, create)
+            index.lock.acquire_write()
+            if not index.dropped:
+                try:
+                    index.catch_up()  # what other processes changed counts (dedup, supersession)
+                    break
+                except NotFoundError:  # deleted (or dropped and created again) by another process
+                    index.dropped = True
+                    self._host.forget_index(self.id, index)
+            index.lock.release_write()
+        else:
+            raise StorageError(f"bank {self.id!r} kept being deleted while this write waited; try again")
+        try:
+            yield index
+        finally:
+            index.lock.release_write()
+
+    @property
+    def revision(self) -> int:
+        """A number that changes whenever this process writes to the bank (for caches)."""
+        return self.index.revision
+
+    @property
+    def state(self) -> Any:
+        """The slot for the bank's lifecycle state (``hindsight_core._bank_state``); lives on the index."""
+        return self.index.lifecycle_state
+
+    def count(self) -> int:
+        """Number of stored units (every status), with other processes' writes."""
+        return len(self.current().units)
+
+    # ---- reads ----------------------------------------------------------------------------------
+    def get(self, unit_id: str) -> MemoryUnit:
+        """The unit with this id, whatever its status.
+
+        Raises:
+            NotFoundError: no such unit in this bank.
+            InvalidInputError: ``unit_id`` is not a str.
+        """
+        if not isinstance(unit_id, str):
+            raise InvalidInputError(f"unit id must be a str, not {type(unit_id).__name__}")
+        index = self.index
+        found = index.store.get(index.collection, [unit_id])
+        if unit_id not in found:
+            raise NotFoundError(f"no memory unit {unit_id!r} in bank {self.id!r}")
+        doc, meta, _ = found[unit_id]
+        return from_record(unit_id, doc, meta)
+
+    def get_many(self, unit_ids: Iterable[str]) -> list[MemoryUnit]:
+        """The units that exist among ``unit_ids``, in the order asked (missing ones are skipped)."""
+        ids = list(unit_ids)
+        if not ids:
+            return []
+        index = self.index
+        found = index.store.get(index.collection, ids)
+        return [from_record(i, found[i][0], found[i][1]) for i in ids if i in found]
+
+    def fields(self, unit_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The stored record fields (Chroma metadata) of the units that exist among ``unit_ids``:
+        cheaper than :meth:`get_many` when a counter is all a service reads."""
+        index = self.index
+        return {i: meta for i, (_, meta, _) in index.store.get(index.collection, list(unit_ids)).items()}
+
+    def ids(self, *, kind: str | None = None, status: str | None = None) -> list[str]:
+        """Ids of the bank's units in insertion order, optionally of one kind and status."""
+        with self.read() as index:
+            return [u.id for u in sorted(index.units.values(), key=lambda u: u.seq)
+                    if (kind is None or u.kind == kind) and (status is None or u.status == status)]
+
+    # ---- writes (each takes the write lock; callers may already hold it) -------------------------
+    def put(self, units: Sequence[tuple[MemoryUnit, np.ndarray]], *,
+            contexts: Mapping[str, np.ndarray] | None = None, create: bool = False) -> None:
+        """Store units with their vectors: new ones get the next ``seq``, a unit already stored keeps
+        its own (its text and vector are replaced). ``contexts`` are context-window vectors by id."""
+        if not units:
+            return
+        with self.write(create=create) as index:
+            records = []
+            for unit, _ in units:
+                known = index.units.get(unit.id)
+                records.append(to_record(unit, known.seq if known is not None else index.take_seq()))
+            for (unit, _), (_, _, meta) in zip(units, records):
+                if contexts and unit.id in contexts:
+                    meta[CONTEXT_KEY] = encode_vector(contexts[unit.id])
+            ids = [r[0] for r in records]
+            journal = index.journal
+            if journal is not None:  # before the write: a failed upsert may have stored some
+                self._remember(index, journal, [i for i in ids if i in index.units])
+                journal.added += [i for i in ids if i not in index.units and i not in journal.added]
+            index.store.upsert(index.collection, ids, [r[1] for r in records], [r[2] for r in records],
+                               np.stack([np.asarray(v, dtype=np.float32) for _, v in units]))
+            for (unit_id, doc, meta), (_, vec) in zip(records, units):
+                index.add(to_indexed(unit_id, doc, meta), vec)
+
+    def update(self, unit: MemoryUnit, *, clear: Sequence[str] = ()) -> None:
+        """Persist changed fields of a stored unit (text and vector unchanged); ``clear`` names
+        fields that became None (Chroma merges metadata, so they are removed explicitly).
+
+        Raises:
+            NotFoundError: the unit is not stored in this bank (yet).
+        """
+        with self.write() as index:
+            light = index.units.get(unit.id)
+            if light is None:  # merged into a unit of this very batch: not yet written
+                raise NotFoundError(f"unit {unit.id!r} is not in bank {self.id!r}")
+            if index.journal is not None:
+                self._remember(index, index.journal, [unit.id])
+            unit_id, doc, meta = to_record(unit, light.seq)
+            stored: dict[str, Any] = dict(meta)
+            for name in clear:
+                stored[name] = None
+            index.store.update_metadata(index.collection, [unit_id], [stored])
+            index.replace(to_indexed(unit_id, doc, meta))
+
+    def patch(self, ids: Sequence[str], fields: Sequence[Mapping[str, Any]]) -> None:
+        """Set a few record fields of many units in one write (activity counters), in Chroma only:
+        the caller already changed the light records it reads."""
+        if not ids:
+            return
+        with self.write() as index:
+            index.store.update_metadata(index.collection, list(ids), [dict(f) for f in fields])
+
+    def archive(self, ids: Sequence[str], *, chunk: int = 5_000) -> None:
+        """Move units to the archived tier: status ``archived`` in Chroma, out of the hot indexes."""
+        with self.write() as index:
+            ids = [i for i in ids if i in index.units]
+            for start in range(0, len(ids), chunk):
+                part = ids[start:start + chunk]
+                index.store.update_metadata(index.collection, part,
+                                            [{"status": MemoryStatus.ARCHIVED.value}] * len(part))
+            index.archive(ids)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Hard-delete units: vector, record, keyword and graph entries (and the change-log entry) go."""
+        if not ids:
+            return
+        with self.write() as index:
+            index.store.delete(index.collection, list(ids))
+            for unit_id in ids:
+                index.remove(unit_id)
+
+    # ---- all or nothing -------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def transaction(self, *, create: bool = False) -> Iterator[LiveIndex]:
+        """The write lock, with every write journalled: on an error, what the block wrote is undone
+        (new units deleted, changed ones restored) before the error propagates."""
+        with self.write(create=create) as index:
+            if index.journal is not None:  # nested: the outer transaction owns the journal
+                yield index
+                return
+            journal = Journal.empty()
+            index.journal = journal
+            try:
+                yield index
+            except BaseException as exc:
+                index.journal = None
+                self._undo(index, journal, exc)
+                raise
+            finally:
+                index.journal = None
+
+    @staticmethod
+    def _remember(index: LiveIndex, journal: Journal, ids: list[str]) -> None:
+        todo = [i for i in ids if i not in journal.changed and i not in journal.added]
+        if todo:
+            before = index.store.get(index.collection, todo)
+            for unit_id in todo:
+                if unit_id in before:
+                    journal.changed[unit_id] = (before[unit_id][0], before[unit_id][1])
+
+    def _undo(self, index: LiveIndex, journal: Journal, exc: BaseException) -> None:
+        """Take back what a failed transaction wrote (write lock held). If the store refuses even the
+        undo (a full disk), the index is reloaded from Chroma so it shows exactly what is stored."""
+        if not journal.added and not journal.changed:
+            return
+        try:
+            if journal.added:
+                index.store.delete(index.collection, journal.added)
+                for unit_id in journal.added:
+                    index.remove(unit_id)
+            if journal.changed:
+                ids = list(journal.changed)
+                index.store.update_metadata(index.collection, ids, [journal.changed[i][1] for i in ids])
+                for unit_id in ids:
+                    doc, meta = journal.changed[unit_id]
+                    index.replace(to_indexed(unit_id, doc, meta))
+        except Exception as undo_exc:  # noqa: BLE001 - the store refuses even the undo (full disk)
+            log.error("undo of a failed write to bank %s failed (%s); reloading it from Chroma", self.id, undo_exc)
+            try:
+                index.reload()
+            except Exception:  # noqa: BLE001 - the next call on this bank reloads it
+                index.dropped = True
+                self._host.forget_index(self.id, index)
+            if isinstance(exc, StorageError):
+                exc.args = (f"{exc.args[0] if exc.args else exc} The undo failed too ({undo_exc}): part of this "
+                            "call may be stored; this bank's index was reloaded from Chroma, so recall shows "
+                            "exactly what is stored.",)
