@@ -23,10 +23,8 @@ import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Iterator, ParamSpec, TypeVar
 
-from hindsight_core import _write
+from hindsight_core import _recall, _write
 from hindsight_core._capture import Prepared, to_item
-from hindsight_core._lifecycle_ops import OVER_FETCH, filter_candidates, record_recall
-from hindsight_core._render import estimate_tokens
 from hindsight_core._trust import confirm
 from hindsight_core._validate import check_enum, check_ids, check_k, check_text, check_time
 from hindsight_core.config import BankConfig, RecallConfig
@@ -37,15 +35,11 @@ from hindsight_core.lifecycle.pii import redact_id
 from hindsight_core.models import (
     CaptureItem,
     CaptureResult,
-    ChannelHit,
     MemoryKind,
     MemoryStatus,
     MemoryUnit,
-    RecallHit,
     RecallResult,
 )
-from hindsight_core.retrieval.pipeline import retrieve
-from hindsight_core.retrieval.types import RetrievalRequest
 from hindsight_core.storage.unit_store import UnitStore
 
 if TYPE_CHECKING:
@@ -59,9 +53,6 @@ __all__ = ["MemoryBank"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-_NOVELTY_BELOW = 0.3  # best dense similarity under this: nothing in memory is close
-
 
 def _async_twin(fn: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     @functools.wraps(fn)
@@ -296,43 +287,9 @@ class MemoryBank:
         excluded = frozenset(check_ids(exclude_ids))
         searchable = (kind_set or frozenset(k.value for k in MemoryKind)) - {MemoryKind.DIRECTIVE.value}
 
-        vector = self._store.embedder.embed([query])[0]
-        request = RetrievalRequest(query=query, vector=vector, as_of=now.timestamp(),
-                                   k=min(k + len(excluded) + OVER_FETCH, 1000),
-                                   statuses=frozenset(statuses), kinds=searchable, session_id=session_id)
-        waited = time.perf_counter()
-        with self._store.read() as index:  # shared: recalls never wait for each other, nor for a capture's embedding
-            waited = time.perf_counter() - waited
-            candidates, trace = retrieve(request, index, cfg)
-            candidates = filter_candidates(index, self.config, [c for c in candidates if c.id not in excluded], k,
-                                           trace)
-            directive_ids = sorted(index.directives, key=lambda i: index.units[i].seq)
-        trace["lock_wait_ms"] = round(waited * 1000, 2)  # time spent waiting for a write to finish
-        units = {u.id: u for u in self._store.get_many([c.id for c in candidates] + directive_ids)}
-        directives = tuple(units[i] for i in directive_ids if i in units)
-        if max_tokens is not None:  # standing rules first, as many as the budget holds
-            fitting = [d for d in directives]
-            while fitting and sum(estimate_tokens(d.text) + 4 for d in fitting) > max_tokens:
-                fitting.pop()
-            directives = tuple(fitting)
-        budget = None if max_tokens is None else max_tokens - sum(estimate_tokens(d.text) + 4 for d in directives)
-        hits: list[RecallHit] = []
-        for cand in candidates:
-            unit = units.get(cand.id)
-            if unit is None:
-                continue  # deleted by another thread since the search
-            if budget is not None:
-                budget -= estimate_tokens(unit.text) + 4
-                if budget < 0:
-                    break
-            hits.append(RecallHit(unit=unit, score=cand.score,
-                                  channels=tuple(ChannelHit(channel=c, rank=r, score=s) for c, r, s in cand.channels)))
-        best_dense = max((s for c in candidates for ch, _, s in c.channels if ch == "dense"), default=0.0)
-        if record_hits:
-            record_recall(self._store, self.config, [h.unit.id for h in hits], trace)  # in memory now, one Chroma write later
-        trace = dict(trace, total_ms=round((time.perf_counter() - started) * 1000, 2))
-        return RecallResult(query=query, bank=self.id, as_of=now, hits=tuple(hits), directives=directives,
-                            novel=best_dense < _NOVELTY_BELOW, trace=trace)
+        return _recall.recall(self._store, self.config, cfg, query=query, k=k, now=now,
+                              statuses=frozenset(statuses), kinds=searchable, session_id=session_id,
+                              excluded=excluded, max_tokens=max_tokens, record_hits=record_hits, started=started)
 
     # ---- delete ---------------------------------------------------------------------------------
     def delete(self, unit_id: str) -> None:

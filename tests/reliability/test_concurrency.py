@@ -132,7 +132,7 @@ def test_recall_does_not_wait_for_a_capture_that_embeds():
 
 def test_recalls_share_the_bank_lock(monkeypatch):
     """A recall parked inside the pipeline does not stop another recall of the same bank."""
-    import hindsight_core.bank as bank_mod
+    import hindsight_core._recall as bank_mod  # the recall service runs the pipeline
 
     engine = MemoryEngine.ephemeral(embedder=HashEmbedder(dim=64))
     bank = engine.bank("b")

@@ -111,6 +111,7 @@ def test_hindsight_core_has_no_import_cycle():
 #: facade or the engine, and never reach into another object's private attributes.
 SERVICES = (
     "hindsight_core._write",
+    "hindsight_core._recall",
     "hindsight_core._trust",
     "hindsight_core._episode_ops",
     "hindsight_core._lifecycle_ops",
