@@ -49,7 +49,7 @@ from hindsight_core.lifecycle.belief_trust import pending_challengers
 from hindsight_core.lifecycle.gate import looks_like_instruction
 from hindsight_core.lifecycle.injection import injection_reasons
 from hindsight_core.lifecycle.pii import redact, redact_value
-from hindsight_core.models import MemoryKind, MemoryStatus, MemoryUnit, Source
+from hindsight_core.models import Flag, MemoryKind, MemoryStatus, MemoryUnit, Source
 from hindsight_core.storage.codec import from_record
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ def audit_bank(
         if unit.bank != bank.id:
             report(seq, unit_id, "foreign_record", "high",
                    f"the record names bank {unit.bank!r} but is stored in bank {bank.id!r}", doc)
-        instruction = "instruction_like" in unit.flags or looks_like_instruction(unit.text)
+        instruction = Flag.INSTRUCTION_LIKE in unit.flags or looks_like_instruction(unit.text)
         if instruction and unit.kind in (MemoryKind.DIRECTIVE, MemoryKind.SKILL):
             report(seq, unit_id, "instruction_rule", "high",
                    f"instruction-like text is stored as a {unit.kind.value}, which every recall obeys", doc)
