@@ -3,7 +3,7 @@
 The file is UTF-8 JSON Lines. Line 1 is a header, the last line a footer; every line between is one
 memory unit, in the bank's insertion order::
 
-    {"hindsight_export": 2, "bank": "alice", "schema_version": 1, "units": 2, "embedder": "all-MiniLM-L6-v2",
+    {"hindsight_export": 2, "bank": "alice", "schema_version": 2, "units": 2, "embedder": "all-MiniLM-L6-v2",
      "dim": 384, "embeddings": false, "exported_at": "2024-03-12T09:00:00+00:00"}
     {"unit": {"id": "...", "bank": "alice", "kind": "world", "text": "...", "status": "active", ...}}
     {"unit": {...}, "embedding": [0.0123, ...]}          # only with embeddings=True
@@ -76,7 +76,7 @@ from hindsight_core.errors import HindsightError, InvalidInputError, SchemaVersi
 from hindsight_core.lifecycle.gate import looks_like_instruction
 from hindsight_core.lifecycle.pii import redact, redact_id, redact_value
 from hindsight_core.models import SCHEMA_VERSION, Flag, MemoryStatus, MemoryUnit
-from hindsight_core.storage.codec import migrate_library_keys, to_record
+from hindsight_core.storage.codec import MIGRATED_VERSIONS, migrate_library_keys, to_record
 
 if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
@@ -371,7 +371,7 @@ def _parse_unit(data: Any, name: Any, number: int, seen: set[str], header: dict[
     if raw_schema > SCHEMA_VERSION:
         raise SchemaVersionError(f"{name}: line {number} was written with a newer schema; upgrade hindsight-memory")
     fields = data["unit"]
-    if "lesson" not in fields:  # written before the library fields were typed: they sit in metadata
+    if raw_schema in MIGRATED_VERSIONS:  # written before the library fields were typed: they sit in metadata
         fields = migrate_library_keys(fields)
     try:
         unit = MemoryUnit.model_validate(fields)

@@ -28,8 +28,10 @@ __all__ = [
 ]
 
 #: Version of the stored record layout. Bump it, and add a migration in ``storage/codec.py``,
-#: whenever the meaning of a stored field changes.
-SCHEMA_VERSION = 1
+#: whenever the meaning of a stored field changes. 2: the library's own data left ``metadata`` for
+#: typed fields (``speaker``, ``episode``, ``lesson``, ``skill``, ``digest``, ``consolidated``);
+#: records of version 1 are migrated when read.
+SCHEMA_VERSION = 2
 
 
 class MemoryKind(StrEnum):

@@ -6,11 +6,11 @@ Every record carries ``schema_version``; a record from a newer or unknown layout
 
 The library's own data on a unit (``speaker``, ``episode``, ``lesson``, ``skill``, ``digest``,
 ``consolidated``) is stored under reserved keys with the ``hs_`` prefix, beside the caller's
-``metadata`` (one JSON string, never touched). Records written before these fields existed kept
-them inside ``metadata`` (``hindsight_lesson``, ``hindsight_skill``, ``hindsight_digest``,
+``metadata`` (one JSON string, never touched). Records of schema version 1 kept them inside
+``metadata`` (``hindsight_lesson``, ``hindsight_skill``, ``hindsight_digest``,
 ``hindsight_consolidated``, an experience's ``episode``); :func:`migrate_library_keys` moves them
-out when such a record is read, so old stores keep working and callers get their metadata back
-as they gave it. New records carry ``hs_fields`` to tell them apart.
+out when such a record is read (it becomes version 2 on its next write), so old stores keep working
+and callers get their metadata back as they gave it.
 """
 
 from __future__ import annotations
@@ -24,16 +24,16 @@ from hindsight_core.models import SCHEMA_VERSION, MemoryUnit
 from hindsight_core.retrieval.context import CONTEXT_KEY, decode_vector
 from hindsight_core.retrieval.types import IndexedUnit
 
-__all__ = ["to_record", "from_record", "to_indexed", "ts", "from_ts", "migrate_library_keys", "LIBRARY_FIELDS"]
+__all__ = ["to_record", "from_record", "to_indexed", "ts", "from_ts", "migrate_library_keys", "LIBRARY_FIELDS",
+           "MIGRATED_VERSIONS"]
 
 _JSON_FIELDS = ("entities", "evidence_ids", "metadata", "gate_reasons", "flags", "time_refs", "mentions",
                 "episode", "lesson", "skill", "digest", "consolidated")
 #: The unit's library fields and the reserved record keys they are stored under.
 LIBRARY_FIELDS = {name: f"hs_{name}" for name in ("speaker", "episode", "lesson", "skill", "digest", "consolidated")}
 _KEY_TO_FIELD = {key: name for name, key in LIBRARY_FIELDS.items()}
-#: Marks a record whose library fields are in their own keys (absent: an older record, migrated on read).
-_LAYOUT_KEY = "hs_fields"
-_LAYOUT = 1
+#: Older record layouts this release migrates when it reads them (see :func:`migrate_library_keys`).
+MIGRATED_VERSIONS = frozenset({1})
 #: Where records written before the typed fields kept them: metadata key -> field.
 _LEGACY_KEYS = {"hindsight_lesson": "lesson", "hindsight_skill": "skill", "hindsight_digest": "digest",
                 "hindsight_consolidated": "consolidated"}
@@ -51,7 +51,7 @@ def from_ts(value: float | None) -> datetime | None:
 def to_record(unit: MemoryUnit, seq: int) -> tuple[str, str, dict[str, Any]]:
     """``(id, document, metadata)`` for Chroma. ``seq`` orders units within a bank."""
     data = unit.model_dump(mode="python", exclude={"id", "text"})
-    meta: dict[str, Any] = {"seq": seq, _LAYOUT_KEY: _LAYOUT}
+    meta: dict[str, Any] = {"seq": seq}
     for key, value in data.items():
         if value is None:
             continue  # Chroma has no null; absence means None
@@ -71,7 +71,7 @@ def to_record(unit: MemoryUnit, seq: int) -> tuple[str, str, dict[str, Any]]:
 
 def _check_version(meta: Mapping[str, Any], unit_id: str) -> None:
     version = meta.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if version != SCHEMA_VERSION and not (type(version) is int and version in MIGRATED_VERSIONS):
         if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
             how = (f"it needs the schema {version} -> {SCHEMA_VERSION} migration, a downgrade no release ships: "
                    f"upgrade hindsight-memory to the release that writes schema {version}")
@@ -90,7 +90,7 @@ def migrate_library_keys(data: dict[str, Any]) -> dict[str, Any]:
     of ``metadata`` into their typed fields (an experience's ``episode`` summary too, and the caller's
     episode metadata it carried becomes the experience's metadata); a str ``metadata["speaker"]`` is
     copied into ``speaker`` (the caller's key stays). Fields already set are left as they are."""
-    meta = data.get("metadata")
+    meta = data.get("metadata", {})
     if not isinstance(meta, dict):
         return data
     meta = dict(meta)
@@ -108,6 +108,7 @@ def migrate_library_keys(data: dict[str, Any]) -> dict[str, Any]:
     if out.get("speaker") is None and isinstance(meta.get("speaker"), str):
         out["speaker"] = meta["speaker"]
     out["metadata"] = meta
+    out["schema_version"] = SCHEMA_VERSION
     return out
 
 
@@ -115,7 +116,7 @@ def from_record(unit_id: str, document: str, meta: Mapping[str, Any]) -> MemoryU
     _check_version(meta, unit_id)
     data: dict[str, Any] = {"id": unit_id, "text": document}
     for key, value in meta.items():
-        if key in ("seq", CONTEXT_KEY, _LAYOUT_KEY):  # record-only fields, not part of the unit
+        if key in ("seq", CONTEXT_KEY):  # record-only fields, not part of the unit
             continue
         key = _KEY_TO_FIELD.get(key, key)
         if key in _JSON_FIELDS:
@@ -124,7 +125,7 @@ def from_record(unit_id: str, document: str, meta: Mapping[str, Any]) -> MemoryU
             data[key] = from_ts(value)
         else:
             data[key] = value
-    if _LAYOUT_KEY not in meta:  # written before the library fields had keys of their own
+    if meta.get("schema_version") in MIGRATED_VERSIONS:  # library data still inside the caller's metadata
         data = migrate_library_keys(data)
     return MemoryUnit.model_validate(data)
 
@@ -132,7 +133,7 @@ def from_record(unit_id: str, document: str, meta: Mapping[str, Any]) -> MemoryU
 def to_indexed(unit_id: str, document: str, meta: Mapping[str, Any]) -> IndexedUnit:
     """The light record recall reads, straight from Chroma metadata (no pydantic on this path)."""
     _check_version(meta, unit_id)
-    if _LAYOUT_KEY in meta:
+    if meta.get("schema_version") not in MIGRATED_VERSIONS:
         speaker = meta.get(LIBRARY_FIELDS["speaker"])
     else:  # an older record: the speaker was read from the caller's metadata
         caller_meta = json.loads(meta.get("metadata", "{}"))

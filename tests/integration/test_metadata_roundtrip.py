@@ -74,8 +74,9 @@ def test_an_old_record_with_library_keys_in_metadata_is_migrated_on_read():
     new = bank.capture("The lesson: run the migrations before the deploy.", kind="observation", source="agent",
                        keep_raw=True, metadata={"mine": 1}).unit
     unit_id, doc, meta = to_record(new, 0)
-    for key in [*LIBRARY_FIELDS.values(), "hs_fields"]:  # as a release before the typed fields wrote it
+    for key in LIBRARY_FIELDS.values():  # as schema 1 (before the typed fields) wrote it
         meta[key] = None  # None removes a key from a Chroma record
+    meta["schema_version"] = 1
     meta["metadata"] = json.dumps({"mine": 1, "hindsight_lesson": {"lesson": "run migrations", "outcome": "success"},
                                    "speaker": "ops-bot"})
     store = bank.store
@@ -87,4 +88,4 @@ def test_an_old_record_with_library_keys_in_metadata_is_migrated_on_read():
     assert old.metadata == {"mine": 1, "speaker": "ops-bot"} and old.speaker == "ops-bot"
     bank.store.update(old)  # the next write stores it in the new layout
     again = bank.get(unit_id)
-    assert again.lesson == old.lesson and again.metadata == old.metadata
+    assert again.lesson == old.lesson and again.metadata == old.metadata and again.schema_version == 2

@@ -176,7 +176,7 @@ def _write_raw(path, bank_id: str, schema_version: int) -> None:
     client.close()
 
 
-@pytest.mark.parametrize("version, words", [(0, "schema 0 -> 1 migration"), (99, "schema 99 -> 1 migration")])
+@pytest.mark.parametrize("version, words", [(0, "schema 0 -> 2 migration"), (99, "schema 99 -> 2 migration")])
 def test_records_of_another_schema_version_fail_with_the_migration_named(tmp_path, version, words):
     path = tmp_path / "store"
     _write_raw(path, "u", version)
