@@ -2,7 +2,9 @@
 
 Lock order of the engine (documented once, here; every module follows it):
 
-1. ``BankLock`` of one bank (this class), write or read side;
+1. ``BankLock`` of one bank (this class), write or read side; taken through the bank's
+   :class:`~hindsight_core.storage.unit_store.UnitStore` (``store.read()``, ``store.write()``,
+   ``store.transaction()`` and every write method), the one owner of a bank's state;
 2. the engine's registry lock (``MemoryEngine._lock``): a *leaf*, held only for dict look-ups and
    never while waiting for anything else, so it can be taken under a bank lock;
 3. a bank's load lock (``MemoryEngine._load_locks``) is taken without any other lock held.
