@@ -76,7 +76,7 @@ from hindsight_core.errors import HindsightError, InvalidInputError, SchemaVersi
 from hindsight_core.lifecycle.gate import looks_like_instruction
 from hindsight_core.lifecycle.pii import redact, redact_id, redact_value
 from hindsight_core.models import SCHEMA_VERSION, Flag, MemoryStatus, MemoryUnit
-from hindsight_core.storage.codec import MIGRATED_VERSIONS, migrate_library_keys, to_record
+from hindsight_core.storage.codec import MIGRATED_VERSIONS, migrate_library_keys
 
 if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
@@ -493,17 +493,14 @@ def import_bank(
 
     # Every vector before the first write: a failing model leaves the store untouched.
     vectors = _vectors(todo, embedder, use_carried, report, progress, target)
-    index = engine.bank(target).store.open(create=True)  # an import creates the bank
-    previous = index.store.get(index.collection, sorted(existing), embeddings=True) if report.replaced else {}
+    store = engine.bank(target).store
+    previous = store.records(sorted(existing)) if report.replaced else {}
     written: list[str] = []
     bar = _progress_bar(progress, len(todo), f"import {target}")
     try:
         for start in range(0, len(todo), _WRITE_BATCH):
             units = [u for u, _ in todo[start:start + _WRITE_BATCH]]
-            with index.lock:
-                records = [to_record(u, index.take_seq()) for u in units]
-                index.store.upsert(index.collection, [r[0] for r in records], [r[1] for r in records],
-                                   [r[2] for r in records], vectors[start:start + _WRITE_BATCH])
+            store.load(units, vectors[start:start + _WRITE_BATCH])  # an import creates the bank
             written += [u.id for u in units]
             if bar is not None:
                 bar.update(len(units))
@@ -515,7 +512,7 @@ def import_bank(
             bar.close()
         # Rebuild the bank's in-memory index from Chroma: links (evidence, supersedes) between imported
         # units are made once every unit is there, whatever order the file had.
-        engine.bank(target).store.forget()
+        store.forget()
     return report
 
 
@@ -580,14 +577,9 @@ def _undo(engine: "MemoryEngine", target: str, existed: bool, written: list[str]
         if not existed:
             engine.store.drop_bank(target)
             return
-        index = engine.bank(target).store.open(create=True)
-        new = [i for i in written if i not in previous]
-        if new:
-            index.store.delete(index.collection, new)
-        if previous:
-            ids = list(previous)
-            index.store.upsert(index.collection, ids, [previous[i][0] for i in ids], [previous[i][1] for i in ids],
-                               np.asarray([previous[i][2] for i in ids], dtype=np.float32))
+        store = engine.bank(target).store
+        store.delete([i for i in written if i not in previous])
+        store.restore(previous)
 
 
 @contextlib.contextmanager

@@ -318,6 +318,37 @@ class UnitStore:
             for unit_id in ids:
                 index.remove(unit_id)
 
+    # ---- bulk loads (imports) -------------------------------------------------------------------
+    def load(self, units: Sequence[MemoryUnit], vectors: np.ndarray) -> None:
+        """Bulk-write units behind the loaded index (an import): each gets the next ``seq`` and goes to
+        Chroma only. Call :meth:`forget` after the last batch: the next call rebuilds the indexes, and
+        the links between the units, from Chroma, whatever order they came in."""
+        if not units:
+            return
+        with self.write(create=True) as index:
+            records = [to_record(u, index.take_seq()) for u in units]
+            index.store.upsert(index.collection, [r[0] for r in records], [r[1] for r in records],
+                               [r[2] for r in records], np.asarray(vectors, dtype=np.float32))
+
+    def records(self, unit_ids: Sequence[str]) -> dict[str, tuple[str, dict[str, Any], Any]]:
+        """The stored records ``{id: (document, fields, vector)}`` of the units among ``unit_ids``, as
+        they are (to put back with :meth:`restore`)."""
+        if not unit_ids:
+            return {}
+        index = self.index
+        return index.store.get(index.collection, list(unit_ids), embeddings=True)
+
+    def restore(self, records: Mapping[str, tuple[str, dict[str, Any], Any]]) -> None:
+        """Write records from :meth:`records` back as they were (undo of a bulk load); the loaded
+        index is dropped, so the next call rebuilds it from Chroma."""
+        if not records:
+            return
+        ids = list(records)
+        with self.write(create=True) as index:
+            index.store.upsert(index.collection, ids, [records[i][0] for i in ids], [records[i][1] for i in ids],
+                               np.asarray([records[i][2] for i in ids], dtype=np.float32))
+        self.forget()
+
     # ---- all or nothing -------------------------------------------------------------------------
     @contextlib.contextmanager
     def transaction(self, *, create: bool = False) -> Iterator[LiveIndex]:
