@@ -165,3 +165,33 @@ def test_services_never_import_the_bank_nor_reach_into_privates():
         if found:
             problems[name] = found
     assert not problems, f"services must work on (store, config) only: {problems}"
+
+
+_RECORD_WRITES = {"upsert", "update_metadata"}  # ChromaStore's record writes (drop_bank is bank management)
+_INDEX_WRITES = {"add", "replace", "remove", "archive", "take_seq"}  # LiveIndex's writes
+
+
+def _writes(tree: ast.AST) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        owner = node.func.value
+        owner_name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
+        if ((node.func.attr in _RECORD_WRITES and owner_name == "store")
+                or (node.func.attr in _INDEX_WRITES and owner_name == "index")):
+            found.append(f"line {node.lineno}: {ast.unparse(node.func)}")
+    return found
+
+
+def test_the_write_check_finds_a_write_past_the_store():
+    tree = ast.parse("index.store.upsert(col, ids)\nindex.add(unit, vec)\nstore.put(units)\n")
+    assert _writes(tree) == ["line 1: index.store.upsert", "line 2: index.add"]
+
+
+def test_only_storage_writes_records_and_indexes():
+    """Chroma records and a bank's live index change in ``storage/`` only (the UnitStore keeps them in
+    step): ``x.store.upsert(...)``, ``index.add(...)`` and the like elsewhere fail this test."""
+    problems = {name: found for name, path in _modules().items() if not name.startswith("hindsight_core.storage")
+                for found in [_writes(ast.parse(path.read_text()))] if found}
+    assert not problems, f"write through the bank's UnitStore instead: {problems}"
