@@ -39,6 +39,12 @@ __all__ = ["CacheConfig", "BankCache"]
 
 V = TypeVar("V")
 
+#: Chroma HNSW indexes kept loaded: two per recently written or opened bank (its units and its
+#: change log), about 2.6 MB each for a small bank (measured), so about 0.33 GB for small banks.
+#: The engine's own cache holds each loaded bank's vectors for search, so Chroma reloads an index
+#: (from disk, ms for a small bank) only when a bank is reopened or written after it was evicted.
+CHROMA_INDEXES = 128
+
 
 class CacheConfig(BaseModel):
     """How much of the store one engine keeps in memory, and its background pool.
@@ -46,14 +52,12 @@ class CacheConfig(BaseModel):
     The defaults fit a process serving thousands of banks in a few GB: 1,000 loaded banks of any
     size, 250,000 loaded units in all (about 1.5 GB of index at ~6 KB per unit with 384-dim vectors).
 
-    Chroma's own memory is not bounded here. Its ``chroma_segment_cache_policy="LRU"`` /
-    ``chroma_memory_limit_bytes`` settings are read only by the legacy Python segment API; the
-    default embedded client (chromadb 1.x Rust bindings) keeps up to ``RLIMIT_NOFILE // 5``
-    collections' HNSW indexes loaded (~2 MB each measured with 384 dims). Lowering that bound is not
-    safe in chromadb 1.5.9: with a bound of 512 (and of 16), reading a small collection's vectors
-    after Chroma evicted its index failed with "Error creating hnsw segment reader: Nothing found on
-    disk" (measured). Chroma's default bound takes the same eviction path once more collections than
-    it are open; that was not measured here.
+    Chroma's own memory is bounded by :attr:`chroma_indexes`: how many collections' HNSW indexes
+    Chroma's Rust core keeps loaded in an embedded store (about 2.6 MB each for a small bank; its
+    default is ``RLIMIT_NOFILE // 5``). Chroma's ``chroma_segment_cache_policy`` /
+    ``chroma_memory_limit_bytes`` settings reach only its legacy Python segment API. Evicting an
+    index is safe because every collection is created to write its index on each write; an older
+    store whose collections were not keeps Chroma's own bound (see ``storage/_chroma_cache.py``).
 
     Example:
         >>> from hindsight_core import MemoryEngine
@@ -71,6 +75,11 @@ class CacheConfig(BaseModel):
                                                       "6 KB each with 384-dim vectors); a bank alone may exceed it.")
     workers: int = Field(DEFAULT_WORKERS, ge=1, le=64,
                          description="Threads running background reflection and consolidation for every bank.")
+    chroma_indexes: int | None = Field(
+        CHROMA_INDEXES, ge=1,
+        description="Collections whose HNSW index Chroma keeps loaded in an embedded store (None: Chroma's own bound, "
+                    "the open-file limit // 5). The engine searches banks of up to 20,000 hot units in its own "
+                    "vectors, so Chroma's index is read mainly when a bank is opened.")
     snapshots: bool = Field(True, description="Persist large banks' derived indexes beside an embedded store so they "
                                               "reopen without a rebuild (storage/snapshot.py).")
     snapshot_min_units: int = Field(SNAPSHOT_MIN_UNITS, ge=0,

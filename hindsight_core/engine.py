@@ -98,7 +98,7 @@ class MemoryEngine:
         if not isinstance(secure_delete, bool):
             raise InvalidInputError(f"secure_delete must be True or False, not {secure_delete!r}")
         self._store_factory = _store_factory or (lambda: ChromaStore.persistent(
-            self.path, read_only=read_only, secure_delete=secure_delete))
+            self.path, read_only=read_only, secure_delete=secure_delete, hnsw_cache=self.cache_config.chroma_indexes))
         self._store: ChromaStore | None = None
         self.reflector = reflector or RuleReflector()
         self.llm = llm

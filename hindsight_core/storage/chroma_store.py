@@ -19,6 +19,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from hindsight_core.errors import InvalidInputError, NotFoundError, SchemaVersionError, StorageError
+from hindsight_core.storage._chroma_cache import PERSIST_EVERY_WRITE
 
 __all__ = ["ChromaStore", "BANK_KEY", "validate_bank_id"]
 
@@ -142,16 +143,19 @@ class ChromaStore:
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
-    def persistent(cls, path: str, *, read_only: bool | None = None, secure_delete: bool = True) -> "ChromaStore":
+    def persistent(cls, path: str, *, read_only: bool | None = None, secure_delete: bool = True,
+                   hnsw_cache: int | None = None) -> "ChromaStore":
         """The embedded store in folder ``path``, created (crash-safely) if missing.
 
         ``read_only=None`` opens a folder this process cannot write read-only; ``True`` always does.
         A read-only store is read from a private copy: recall, get and export work, writes raise.
+        ``hnsw_cache``: collections whose HNSW index Chroma keeps loaded (see ``storage/_chroma_cache.py``;
+        applied only where every collection is safe to evict and no other engine shares the folder).
         """
         import chromadb
         from chromadb.config import Settings
 
-        from hindsight_core.storage import _folder_init, _folder_lock
+        from hindsight_core.storage import _chroma_cache, _folder_init, _folder_lock
 
         if read_only or (read_only is None and _folder_init.is_read_only(path)):
             copy = _folder_init.read_only_copy(path)
@@ -166,9 +170,13 @@ class ChromaStore:
             return store
         lock = _folder_lock.acquire(path)  # one process per folder; see storage/_folder_lock.py
         try:
-            if _folder_lock.holders(lock) <= 1:  # first opener in this process; see _folder_init on SQLite
+            first = _folder_lock.holders(lock) <= 1
+            if first:  # first opener in this process; see _folder_init on SQLite
                 _folder_init.prepare_folder(path)  # a kill at any moment of a creation leaves a folder that opens
+            evictable = hnsw_cache is not None and first and _chroma_cache.store_is_evictable(path)
             client = chromadb.PersistentClient(path=path, settings=Settings(anonymized_telemetry=False))
+            if evictable:
+                _chroma_cache.bound_hnsw_cache(client, hnsw_cache)
             client.list_collections(limit=1)
         except StorageError:
             _folder_lock.release(lock)
@@ -283,7 +291,7 @@ class ChromaStore:
                 col = self.client.get_or_create_collection(
                     name,
                     embedding_function=None,
-                    configuration={"hnsw": {"space": "cosine"}},
+                    configuration={"hnsw": {"space": "cosine", **PERSIST_EVERY_WRITE}},
                     metadata={BANK_KEY: bank, "embedder": embedder, "dim": dim, "schema_version": 1},
                 )
             else:
@@ -309,7 +317,8 @@ class ChromaStore:
         if self.logs_changes:
             try:
                 self._logs[str(col.id)] = self.client.get_or_create_collection(
-                    _log_name(name), embedding_function=None, metadata={"hindsight_log_of": name})
+                    _log_name(name), embedding_function=None, metadata={"hindsight_log_of": name},
+                    configuration={"hnsw": dict(PERSIST_EVERY_WRITE)})
             except Exception as exc:  # noqa: BLE001
                 raise _storage_error(f"open the change log of bank {bank!r}", exc, self.path) from exc
         return col

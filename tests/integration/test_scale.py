@@ -10,6 +10,7 @@ import random
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from hindsight_core import CacheConfig, MemoryEngine
@@ -158,9 +159,10 @@ _WORDS = [a + b for a in ("amber", "basil", "cobalt", "dune", "ember", "fjord", 
           for b in ("fox", "kiln", "loom", "mast", "nook", "orchid", "pylon", "quill", "reef", "sprocket")]
 
 
-@pytest.mark.parametrize("persistent", [False, True], ids=["memory", "folder"])
-def test_concurrent_use_of_more_banks_than_the_cache_holds_loses_nothing(tmp_path, persistent):
-    cache = CacheConfig(max_banks=3, snapshot_min_units=1)
+@pytest.mark.parametrize("persistent,chroma_indexes", [(False, None), (True, None), (True, 4)],
+                         ids=["memory", "folder", "folder-chroma-bound-4"])
+def test_concurrent_use_of_more_banks_than_the_cache_holds_loses_nothing(tmp_path, persistent, chroma_indexes):
+    cache = CacheConfig(max_banks=3, snapshot_min_units=1, chroma_indexes=chroma_indexes)
     engine = (MemoryEngine(tmp_path / "store", embedder=HashEmbedder(), cache=cache) if persistent
               else MemoryEngine.ephemeral(embedder=HashEmbedder(), cache=cache))
     bank_ids = [f"user-{n}" for n in range(10)]
@@ -201,9 +203,61 @@ def test_concurrent_use_of_more_banks_than_the_cache_holds_loses_nothing(tmp_pat
         assert set(index.units) == set(engine.store.ids(index.collection))
     engine.close()
     if persistent:  # and after a restart
-        again = MemoryEngine(tmp_path / "store", embedder=HashEmbedder())
+        again = MemoryEngine(tmp_path / "store", embedder=HashEmbedder(), cache=cache)
         assert {b: again.bank(b).count() for b in bank_ids} == {b: len(t) for b, t in written.items()}
         again.close()
+
+
+# ---- Chroma's own cache --------------------------------------------------------------------------
+def _chroma_bound(engine: MemoryEngine) -> int:
+    return engine.store.client._server.hnsw_cache_size
+
+
+def test_banks_reopen_whole_after_chromas_bounded_cache_evicted_them(tmp_path):
+    """chromadb 1.5.9 loses an evicted HNSW index written below its sync threshold (storage/_chroma_cache.py):
+    with every collection persisting on each write, 24 banks through a bound of 4 read, query and write."""
+    cache = CacheConfig(max_banks=2, chroma_indexes=4, snapshots=False)  # every reopen reads Chroma's vectors
+    engine = MemoryEngine(tmp_path / "store", embedder=HashEmbedder(), cache=cache)
+    assert _chroma_bound(engine) == 4
+    facts = {f"u{n}": [f"user {n} keeps the {w} in drawer {i}" for i, w in enumerate(_WORDS[n::25][:3])]
+             for n in range(24)}
+    for bank_id, texts in facts.items():
+        engine.bank(bank_id).capture_many(texts)
+    for rnd in range(3):  # each round reopens every bank: Chroma evicted its index meanwhile
+        for bank_id, texts in facts.items():
+            bank = engine.bank(bank_id)
+            if rnd:
+                index = engine._live_index(bank_id)
+                stored = {i: v for i, _doc, _meta, v in engine.store.scan(index.collection, embeddings=True)}
+                assert set(stored) == set(index.units)  # Chroma's vectors survived its eviction...
+                assert all(np.allclose(stored[i], index.vectors([i])[0]) for i in stored)  # ...unchanged
+            hits = bank.recall(texts[-1], k=len(texts) + 2, include_history=True).units
+            assert sorted(u.text for u in hits) == sorted(texts), (rnd, bank_id)
+            text = f"{bank_id} round {rnd}: {_WORDS[rnd]} {_WORDS[-rnd - 1]}"
+            assert bank.capture(text).stored
+            texts.append(text)
+            if rnd == 2:  # a delete after the eviction lands too
+                gone = next(u for u in bank.units() if u.text == texts[0])
+                bank.delete(gone.id)
+                texts.pop(0)
+    engine.close()
+    again = MemoryEngine(tmp_path / "store", embedder=HashEmbedder(), cache=cache)
+    for bank_id, texts in facts.items():
+        assert sorted(u.text for u in again.bank(bank_id).units()) == sorted(texts)
+    again.close()
+
+
+def test_a_store_with_older_collections_keeps_chromas_own_bound(tmp_path):
+    import chromadb
+    from chromadb.config import Settings
+
+    client = chromadb.PersistentClient(path=str(tmp_path / "store"), settings=Settings(anonymized_telemetry=False))
+    client.create_collection("written-by-an-older-release", configuration={"hnsw": {"space": "cosine"}})
+    default = client._server.hnsw_cache_size
+    client.close()
+    engine = MemoryEngine(tmp_path / "store", embedder=HashEmbedder(), cache=CacheConfig(chroma_indexes=4))
+    assert _chroma_bound(engine) == default != 4  # its index is lost if evicted, so Chroma's bound stays
+    engine.close()
 
 
 # ---- snapshots ----------------------------------------------------------------------------------
