@@ -26,6 +26,8 @@ from hindsight_core._render import estimate_tokens
 from hindsight_core._validate import check_enum, check_k
 from hindsight_core.errors import InvalidInputError
 from hindsight_core.models import Outcome, RecallResult
+from hindsight_core.signatures import (DEFAULT_LESSON_MATCH, LessonMatch, TaskSignature, goal_signature,
+                                       is_noop_lesson, lesson_signature, signature_query, signatures_match)
 
 if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
@@ -102,6 +104,50 @@ def _outcome_set(outcomes: Iterable[Outcome | str] | None) -> frozenset[Outcome]
     return frozenset(check_enum(o, Outcome, "outcome") for o in outcomes)
 
 
+def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) -> list[tuple["RecallHit", float]]:
+    """Lessons for ``query`` with their relevance, best first (see :func:`recall_context`).
+
+    Words only (``match`` None or disabled): :meth:`MemoryBank.recall_lessons` order, kept when the
+    dense cosine reaches :data:`LESSON_MIN_SIMILARITY`. By signature: a second recall with the words
+    of the goal's action classes and object types gathers lessons phrased differently; a lesson is
+    kept when its cosine reaches the bar or its signature matches the goal's (then its relevance gains
+    ``match.signature_bonus``); lessons about one task stay together (failures first, as recalled),
+    tasks are ordered by their best relevance, and no-op lessons come last.
+    """
+    if match is None or not match.enabled:
+        found = bank.recall_lessons(query, k=k)
+        return [(h, _similarity(h)) for h in found.hits if _similarity(h) >= LESSON_MIN_SIMILARITY]
+    pool = max(k, match.pool)
+    hits = [(h, _similarity(h)) for h in bank.recall_lessons(query, k=pool).hits]
+    goal = goal_signature(query, lexicon=match.lexicon)
+    if goal.actions and goal.objects:
+        seen = {h.id for h, _ in hits}
+        more = bank.recall_lessons(signature_query(goal, match.lexicon), k=pool)
+        hits += [(h, 0.0) for h in more.hits if h.id not in seen]  # its cosine was to other words
+    groups: dict[str, list[tuple["RecallHit", float]]] = {}
+    for hit, cosine in hits:
+        sig = lesson_signature(hit.unit, match.lexicon)
+        matched = signatures_match(goal, sig)
+        if cosine < LESSON_MIN_SIMILARITY and not matched:
+            continue
+        relevance = cosine + (match.signature_bonus if matched else 0.0)
+        groups.setdefault(_task_key(hit, sig), []).append((hit, relevance))
+
+    def rank(group: list[tuple["RecallHit", float]]) -> tuple[bool, float]:
+        noop = match.demote_noops and all(is_noop_lesson(h.unit) for h, _ in group)
+        return noop, -max(r for _, r in group)
+
+    ordered = sorted(groups.values(), key=rank)  # stable: ties keep recall order
+    return [pair for group in ordered for pair in group]
+
+
+def _task_key(hit: "RecallHit", sig: TaskSignature) -> str:
+    """Lessons about one task (the same goal) group together."""
+    from hindsight_core.signatures import _lesson_parts
+
+    return " ".join(_lesson_parts(hit.unit)[0].lower().split()) or hit.id
+
+
 def recall_context(
     bank: "MemoryBank",
     query: str,
@@ -114,6 +160,7 @@ def recall_context(
     kinds: Iterable[str] | None = None,
     header: str = DEFAULT_HEADER,
     include_drafts: bool = False,
+    lesson_match: LessonMatch | None = DEFAULT_LESSON_MATCH,
 ) -> RecalledContext:
     """Lessons first, then memories, for ``query`` (see the module docstring); empty for a blank query.
 
@@ -130,6 +177,10 @@ def recall_context(
         kinds: Restrict the memories (not the lessons) to these kinds.
         header: First line of the text ("" for none).
         include_drafts: Also show uncorroborated model-written drafts (rendered as ``[draft]``).
+        lesson_match: How lessons are matched to the task (:class:`~hindsight_core.signatures.LessonMatch`):
+            by default also by task signature (action class, object type, tool), so a lesson reaches a
+            paraphrased goal, and lessons of runs that did nothing useful rank last. None: by the goal's
+            words only (dense cosine at least :data:`LESSON_MIN_SIMILARITY`), in recall order.
     """
     for value, label in ((k, "k"), (lessons_k, "lessons_k")):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1000:
@@ -140,6 +191,8 @@ def recall_context(
         raise InvalidInputError("header must be a str")
     if not isinstance(query, str):
         raise InvalidInputError(f"query must be a str, not {type(query).__name__}")
+    if lesson_match is not None and not isinstance(lesson_match, LessonMatch):
+        raise InvalidInputError("lesson_match must be a hindsight_core.signatures.LessonMatch or None")
     wanted = _outcome_set(outcomes)
     excluded = frozenset(exclude_ids if not isinstance(exclude_ids, str) else [exclude_ids])
     query = " ".join(query.split())
@@ -155,8 +208,9 @@ def recall_context(
 
     picked: list["RecallHit"] = []
     if lessons_k:
-        lessons = bank.recall_lessons(query, k=lessons_k + len(excluded))
-        picked = [h for h in lessons.hits if h.unit.outcome in LESSON_OUTCOMES and keep(h)][:lessons_k]
+        lessons = _lessons(bank, query, lessons_k + len(excluded), lesson_match)
+        picked = [h for h, _ in lessons if h.unit.outcome in LESSON_OUTCOMES and h.id not in excluded
+                  and (wanted is None or h.unit.outcome in wanted)][:lessons_k]
     n_lessons = len(picked)
     facts = bank.recall(query, k=max(k + len(excluded) + n_lessons, 1), kinds=kinds, exclude_ids=excluded,
                         include_drafts=include_drafts)
