@@ -26,8 +26,8 @@ from hindsight_core._render import estimate_tokens
 from hindsight_core._validate import check_enum, check_k
 from hindsight_core.errors import InvalidInputError
 from hindsight_core.models import Outcome, RecallResult
-from hindsight_core.signatures import (DEFAULT_LESSON_MATCH, LessonMatch, TaskSignature, goal_signature,
-                                       is_noop_lesson, lesson_signature, signature_query, signatures_match)
+from hindsight_core.signatures import (DEFAULT_LESSON_MATCH, LessonMatch, goal_signature, is_noop_lesson,
+                                       lesson_goal, lesson_signature, signature_query, signatures_match)
 
 if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
@@ -126,12 +126,13 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
         hits += [(h, 0.0) for h in more.hits if h.id not in seen]  # its cosine was to other words
     groups: dict[str, list[tuple["RecallHit", float]]] = {}
     for hit, cosine in hits:
-        sig = lesson_signature(hit.unit, match.lexicon)
-        matched = signatures_match(goal, sig)
+        matched = signatures_match(goal, lesson_signature(hit.unit, match.lexicon))
         if cosine < LESSON_MIN_SIMILARITY and not matched:
             continue
+        if match.demote_noops and cosine < match.noop_min_similarity and is_noop_lesson(hit.unit):
+            continue  # a run that did nothing helps only when the same request comes back
         relevance = cosine + (match.signature_bonus if matched else 0.0)
-        groups.setdefault(_task_key(hit, sig), []).append((hit, relevance))
+        groups.setdefault(_task_key(hit), []).append((hit, relevance))
 
     def rank(group: list[tuple["RecallHit", float]]) -> tuple[bool, float]:
         noop = match.demote_noops and all(is_noop_lesson(h.unit) for h, _ in group)
@@ -141,11 +142,9 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
     return [pair for group in ordered for pair in group]
 
 
-def _task_key(hit: "RecallHit", sig: TaskSignature) -> str:
+def _task_key(hit: "RecallHit") -> str:
     """Lessons about one task (the same goal) group together."""
-    from hindsight_core.signatures import _lesson_parts
-
-    return " ".join(_lesson_parts(hit.unit)[0].lower().split()) or hit.id
+    return " ".join(lesson_goal(hit.unit).lower().split()) or hit.id
 
 
 def recall_context(
@@ -200,10 +199,15 @@ def recall_context(
         empty = RecallResult(query="", bank=bank.id, as_of=datetime.now(timezone.utc), novel=True)
         return RecalledContext(empty, 0, header, max_tokens)
 
+    noop_bar = lesson_match.noop_min_similarity if lesson_match and lesson_match.enabled and \
+        lesson_match.demote_noops else None
+
     def keep(hit: "RecallHit") -> bool:
         outcome = hit.unit.outcome
         if outcome is not None and _similarity(hit) < LESSON_MIN_SIMILARITY:
             return False  # a lesson of another task
+        if noop_bar is not None and outcome is not None and _similarity(hit) < noop_bar and is_noop_lesson(hit.unit):
+            return False  # a run that did nothing: shown only for the same request
         return hit.id not in excluded and (wanted is None or outcome is None or outcome in wanted)
 
     picked: list["RecallHit"] = []

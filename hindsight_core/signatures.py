@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ACTIONS",
     "OBJECTS",
+    "IMPLIED_OBJECTS",
     "ERROR_CLASSES",
     "Lexicon",
     "DEFAULT_LEXICON",
@@ -55,6 +56,7 @@ __all__ = [
     "DEFAULT_LESSON_MATCH",
     "TaskSignature",
     "goal_signature",
+    "lesson_goal",
     "lesson_signature",
     "signature_query",
     "signatures_match",
@@ -64,9 +66,11 @@ __all__ = [
 
 #: Verb classes of common agent operations. A word may sit in several classes ("extend": scale a
 #: disk or renew a certificate); the object type then decides. Phrases match on word stems, ``*`` is
-#: a gap of up to three words.
+#: a gap of up to four words. A single word counts as an action only where it is not used as a
+#: noun ("a good book", "the release": after a determiner it names a thing), unless it is marked as a
+#: noun cue with a leading ``=`` ("a spreadsheet of our clients" asks for an export).
 ACTIONS: dict[str, tuple[str, ...]] = {
-    "deploy": ("deploy", "redeploy", "release", "ship", "roll out", "rollout", "go live", "push * live",
+    "deploy": ("deploy", "redeploy", "release", "ship", "roll out", "=rollout", "go live", "push * live",
                "push * prod", "push * production", "promote * prod", "promote * production", "launch",
                "put * live", "make * live"),
     "rollback": ("roll back", "rollback", "revert", "downgrade", "undo * deploy"),
@@ -80,22 +84,22 @@ ACTIONS: dict[str, tuple[str, ...]] = {
                          "change", "replace", "recover", "expire", "extend", "new", "fresh", "locked out",
                          "forgot", "get back into", "revoke"),
     "grant_access": ("invite", "onboard", "provision", "grant", "give access", "add * to", "let * join",
-                     "sign up", "register", "create", "set up", "give * login", "give * account", "enrol",
+                     "sign up", "register", "create", "set up", "give * login", "give * account", "give * access", "enrol",
                      "enroll"),
     "revoke_access": ("offboard", "deactivate", "disable", "revoke", "remove access", "lock", "ban"),
     "create": ("create", "make", "set up", "setup", "add", "open", "new", "draw up", "draft", "start"),
     "delete": ("delete", "remove", "drop", "purge", "clean up", "clean out", "cleanup", "wipe", "erase",
                "get rid of", "prune", "truncate", "destroy", "discard", "tear down", "trash", "clear out"),
-    "book": ("book", "reserve", "reservation", "lock in", "hold", "get * on * plane", "get * on * flight",
+    "book": ("book", "reserve", "=reservation", "lock in", "hold", "get * on * plane", "get * on * flight",
              "get * on * train", "fly", "somewhere to stay", "arrange travel", "buy * ticket"),
     "cancel": ("cancel", "call off", "undo", "terminate", "end", "stop", "unsubscribe", "drop", "opt out",
-               "won't travel", "not travel", "cancellation"),
+               "won't travel", "not travel", "=cancellation"),
     "buy": ("order", "buy", "purchase", "procure", "restock", "reorder", "top up", "stock up", "get more",
             "get some", "we're out of", "run out of", "ran out of", "acquire"),
     "charge": ("charge", "bill", "invoice", "collect", "take payment", "debit", "payment from"),
     "refund": ("refund", "reimburse", "pay back", "paid back", "money back", "reverse", "return * payment",
                "credit back", "chargeback", "give * back"),
-    "claim_expense": ("expense", "claim", "claim back", "reimbursement", "reimburse", "paid back", "pay back",
+    "claim_expense": ("=expense", "claim", "claim back", "=reimbursement", "reimburse", "paid back", "pay back",
                       "submit * costs"),
     "notify": ("send", "email", "mail", "text", "sms", "message", "notify", "tell", "let * know", "inform",
                "announce", "ping", "page", "alert", "broadcast", "remind", "post", "share", "drop * note",
@@ -104,32 +108,45 @@ ACTIONS: dict[str, tuple[str, ...]] = {
                 "go live", "unpublish", "put * on * site", "put * on * blog"),
     "query_data": ("query", "count", "how many", "how much", "total", "sum", "aggregate", "pull * number",
                    "look up", "lookup", "select", "calculate", "average"),
-    "report": ("report", "generate", "produce", "compile", "build", "prepare", "summarise", "summarize",
-               "dashboard"),
-    "export": ("export", "dump", "download", "extract", "spreadsheet", "csv", "pull out"),
+    "report": ("=report", "generate", "produce", "compile", "build", "prepare", "summarise", "summarize",
+               "=dashboard"),
+    "export": ("export", "dump", "download", "extract", "=spreadsheet", "=csv", "pull out"),
     "upload": ("upload", "import", "attach", "put * on * drive", "put * in * drive", "store", "save * to",
                "save * in", "transfer", "put * on", "put * in"),
-    "backup": ("backup", "back up", "snapshot", "copy", "archive", "stash", "cold storage", "long-term storage",
+    "backup": ("=backup", "back up", "=snapshot", "copy", "archive", "stash", "cold storage", "long-term storage",
                "retain", "preserve", "safety copy", "ship * off to"),
     "schedule": ("schedule", "reschedule", "arrange", "set up * meeting", "set up * call", "put * in * calendar",
-                 "plan", "calendar", "book * meeting", "book * room", "catch-up", "sync", "appointment",
+                 "plan", "=calendar", "book * meeting", "book * room", "=catch-up", "sync", "=appointment",
                  "every night", "nightly", "recurring"),
-    "translate": ("translate", "translation", "localise", "localize", "put * into", "render * in", "in french",
+    "translate": ("translate", "=translation", "localise", "localize", "put * into", "render * in", "in french",
                   "in german", "in spanish", "in japanese", "in italian", "in chinese", "in english",
                   "in portuguese", "into french", "into german", "into spanish", "into japanese"),
-    "migrate": ("migrate", "migration", "apply * schema", "alter * table", "upgrade * schema", "move * to"),
+    "migrate": ("migrate", "=migration", "apply * schema", "alter * table", "upgrade * schema", "move * to"),
     "integrate_code": ("merge", "land", "integrate", "squash", "rebase", "push", "commit", "sync", "publish",
-                       "send * up", "check in", "cherry-pick"),
+                       "send * up", "get * into", "check in", "cherry-pick"),
     "route_network": ("point", "repoint", "switch over", "switch * to", "route", "resolve", "map", "redirect",
                       "change where"),
-    "train_model": ("train", "retrain", "fit", "fine-tune", "finetune", "training", "learn", "kick off * run"),
-    "fetch_info": ("fetch", "get", "check", "look up", "find", "forecast", "status", "will it", "what * expect",
+    "train_model": ("train", "retrain", "fit", "fine-tune", "finetune", "=training", "learn", "kick off * run"),
+    "fetch_info": ("fetch", "get", "check", "look up", "find", "=forecast", "=status", "will it", "what * expect",
                    "where is", "where exactly", "track"),
-    "locate": ("geocode", "locate", "coordinates", "latitude", "longitude", "lat/long", "on the map", "where * is"),
+    "locate": ("geocode", "locate", "=coordinates", "=latitude", "=longitude", "lat/long", "on the map", "where * is"),
     "update": ("update", "edit", "modify", "change", "fix", "correct", "patch", "amend", "tweak", "adjust"),
     "install": ("install", "uninstall", "upgrade", "set up * package"),
+    "pay": ("pay", "wire", "transfer * money", "send * money", "remit", "settle", "pay out", "payout", "top up"),
+    "ship_parcel": ("ship", "dispatch", "deliver", "courier", "send * parcel", "send * package", "mail * parcel",
+                    "post * parcel"),
+    "resolve_ticket": ("close", "resolve", "mark * done", "mark * fixed", "mark * resolved", "triage", "assign",
+                       "reopen", "escalate", "file * bug", "open * ticket", "raise * ticket", "log * ticket"),
+    "approve": ("approve", "sign off", "authorise", "authorize", "sign", "reject", "deny", "countersign"),
+    "test_build": ("test", "build", "compile", "lint", "rebuild", "run * tests", "=ci", "=pipeline", "benchmark"),
+    "move_file": ("move", "rename", "relocate", "copy", "organise", "organize", "sort * into"),
     "run_job": ("run", "execute", "trigger", "kick off", "start * job", "launch * job", "rerun"),
 }
+
+#: Actions whose verbs are specific enough to name their object type themselves ("Reimburse Jane for
+#: the cancelled workshop" is about a payment though it names none).
+IMPLIED_OBJECTS: dict[str, str] = {"refund": "payment", "claim_expense": "expense", "backup": "backup",
+                                   "train_model": "model", "locate": "location"}
 
 #: Object types. ``*`` as in :data:`ACTIONS`.
 OBJECTS: dict[str, tuple[str, ...]] = {
@@ -165,7 +182,7 @@ OBJECTS: dict[str, tuple[str, ...]] = {
     "report": ("report", "summary", "deck", "dashboard", "figures", "numbers", "earnings", "kpi", "statement",
                "financials", "financial"),
     "file": ("file", "document", "pdf", "contract", "agreement", "nda", "csv", "dump", "folder", "directory",
-             "attachment", "spreadsheet", "upload", "lease", "terms", "license", "scan", "doc", "docx", "export"),
+             "attachment", "spreadsheet", "upload", "backup", "lease", "terms", "license", "scan", "doc", "docx", "export"),
     "logs": ("log", "logs", "audit trail", "access log", "trace", "traces", "event log", "syslog"),
     "backup": ("backup", "snapshot", "copy", "archive", "safety copy"),
     "contacts": ("customer list", "contacts", "clients", "customers", "leads", "mailing list", "contact list",
@@ -183,6 +200,10 @@ OBJECTS: dict[str, tuple[str, ...]] = {
                  "street"),
     "supplies": ("supplies", "paper", "toner", "coffee", "marker", "laptop", "monitor", "keyboard", "hardware",
                  "equipment", "chair", "desk", "headset", "macbook", "cartridge", "pods", "stationery", "mouse"),
+    "ticket": ("ticket", "issue", "bug", "incident", "jira", "case", "story", "task", "support request"),
+    "parcel": ("parcel", "package", "shipment", "delivery", "box", "courier", "tracking number"),
+    "vendor": ("vendor", "supplier", "contractor", "freelancer", "payee", "landlord", "payroll", "salary",
+               "salaries", "wage"),
     "language": (),  # languages are cues of the action ``translate``, not objects of it
 }
 
@@ -203,10 +224,11 @@ class Lexicon(BaseModel):
     """Action classes and object types, each a tuple of words and phrases (see the module docstring).
 
     Example:
-        >>> lex = DEFAULT_LEXICON.extend(actions={"triage": ("triage", "sort out")},
-        ...                              objects={"ticket": ("ticket", "issue")})
-        >>> sorted(goal_signature("Triage the ticket backlog", lexicon=lex).actions)
-        ['triage']
+        >>> lex = DEFAULT_LEXICON.extend(actions={"irrigate": ("water", "irrigate")},
+        ...                              objects={"garden": ("lawn", "garden", "plants")})
+        >>> sig = goal_signature("Irrigate the lawn", lexicon=lex)
+        >>> sorted(sig.actions), sorted(sig.objects)
+        (['irrigate'], ['garden'])
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -252,7 +274,13 @@ class LessonMatch(BaseModel):
         description="Added to a lesson's similarity when its signature matches the goal's: a shared action "
                     "class and object type is stronger evidence of the same task than a dense cosine of "
                     "0.3-0.5, which unrelated lessons of a busy bank also reach.")
-    demote_noops: bool = Field(True, description="Lessons of runs that did nothing useful rank after real lessons.")
+    demote_noops: bool = Field(True, description="Lessons of runs that did nothing useful rank after real lessons, "
+                                                 "and are shown only when at least ``noop_min_similarity`` close.")
+    noop_min_similarity: float = Field(
+        0.5, ge=0.0, le=1.0,
+        description="Dense cosine a lesson or episode of a no-op run needs to be shown: it holds no recipe, so it "
+                    "helps only when the same request comes back (a rephrasing of one question is at least this "
+                    "close with all-MiniLM-L6-v2; a question of another topic rarely is).")
     pool: int = Field(20, ge=1, le=1000, description="Lessons read per recall before matching (each of the two "
                                                       "recalls: the goal, and its signature's words).")
 
@@ -286,7 +314,7 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9'/.:-]*[a-z0-9]|[a-z0-9]")
 def _stem(word: str) -> str:
     """A tiny stemmer, the same on both sides: plural and verb endings, then a final 'e'."""
     word = word.strip("'.:-/").replace("'", "")
-    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+    for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             if suffix == "es" and not word[:-2].endswith(("s", "x", "ch", "sh", "z")):
                 continue
@@ -307,20 +335,50 @@ def _words(text: str) -> list[str]:
 def _pattern(phrase: str) -> re.Pattern[str]:
     rx = " "
     for word in phrase.lower().split():
-        rx += r"(?:\S+ ){0,3}" if word == "*" else "".join(re.escape(w) + " " for w in _words(word))
+        rx += r"(?:\S+ ){0,4}" if word == "*" else "".join(re.escape(w) + " " for w in _words(word))
     return re.compile(rx)
 
 
+Patterns = tuple[tuple[str, "re.Pattern[str]", bool], ...]
+
+
 @lru_cache(maxsize=8)
-def _compiled(key: tuple) -> tuple[tuple[tuple[str, re.Pattern[str]], ...], tuple[tuple[str, re.Pattern[str]], ...]]:
+def _compiled(key: tuple) -> tuple[Patterns, Patterns]:
+    """(action patterns, object patterns) of a lexicon: (class, pattern, is a noun cue)."""
     actions, objects = key
-    comp = lambda table: tuple((name, _pattern(p)) for name, phrases in table for p in phrases if p.strip())  # noqa: E731
+
+    def comp(table: tuple) -> Patterns:
+        return tuple((name, _pattern(p.lstrip("=")), p.startswith("=")) for name, phrases in table
+                     for p in phrases if p.strip("= "))
+
     return comp(actions), comp(objects)
 
 
-def _classes(text: str, patterns: tuple[tuple[str, re.Pattern[str]], ...]) -> frozenset[str]:
-    joined = " " + " ".join(_words(text)) + " "
-    return frozenset(name for name, pattern in patterns if pattern.search(joined))
+_DETERMINERS = frozenset("a an the my our your his her their its this that these those some any good new old "
+                         "great nice".split())
+# Questions about a topic ("Why should passwords be rotated?", "Explain what a backup is") do nothing:
+# their verbs name no action of the agent's.
+_ABOUT = re.compile(
+    r"^\s*(?:why\b|explain\b|describe\b|define\b|recommend\b|suggest\b|tell me (?:about|what|why|how)\b"
+    r"|what(?:'s| is| are) (?:a|an|the (?:difference|point|purpose|meaning))\b|what does .* mean\b"
+    r"|how (?:do|does|would|should) (?:\w+ ){1,3}(?:usually |normally |typically )?work\b)", re.I)
+
+
+def _classes(text: str, patterns: Patterns, verbs: bool = False) -> frozenset[str]:
+    words = _words(text)
+    joined = " " + " ".join(words) + " "
+    found = set()
+    for name, pattern, noun in patterns:
+        if name in found:
+            continue
+        for m in pattern.finditer(joined):
+            single = m.group(0).count(" ") == 2  # " word "
+            before = joined[: m.start()].split()
+            if verbs and single and not noun and before and before[-1] in _DETERMINERS:
+                continue  # "a good book", "the release": a noun here
+            found.add(name)
+            break
+    return frozenset(found)
 
 
 _ERRORS = tuple((name, re.compile(rx, re.I)) for name, rx in ERROR_CLASSES)
@@ -336,8 +394,12 @@ def goal_signature(goal: str, *, tools: Iterable[str] = (), error: str | None = 
     """The signature of a goal (and, for a lesson, the tools it used and the error it met)."""
     actions, objects = _compiled(lexicon.key())
     tools = frozenset(t for t in tools if t)
-    text = " ".join([goal, *(t.replace("_", " ") for t in tools)])
-    return TaskSignature(actions=_classes(text, actions), objects=_classes(text, objects), tools=tools,
+    tool_text = " ".join(t.replace("_", " ") for t in tools)
+    acts = _classes(tool_text, actions, verbs=True) if tool_text else frozenset()
+    if not _ABOUT.match(goal):
+        acts |= _classes(goal, actions, verbs=True)
+    objs = _classes(f"{goal} {tool_text}", objects) | {IMPLIED_OBJECTS[a] for a in acts if a in IMPLIED_OBJECTS}
+    return TaskSignature(actions=acts, objects=frozenset(objs), tools=tools,
                          error=error_class(error) if error else None)
 
 
@@ -372,6 +434,11 @@ def _lesson_parts(unit: "MemoryUnit") -> tuple[str, list[str], str | None]:
     return goal, list(dict.fromkeys(tools)), error.group(1) if error else None
 
 
+def lesson_goal(unit: "MemoryUnit") -> str:
+    """The goal a lesson was learned on (lessons about one task share it)."""
+    return _lesson_parts(unit)[0]
+
+
 def lesson_signature(unit: "MemoryUnit", lexicon: Lexicon = DEFAULT_LEXICON) -> TaskSignature:
     """The signature of a stored lesson: its goal's words plus the names of the tools it used."""
     goal, tools, error = _lesson_parts(unit)
@@ -394,17 +461,18 @@ def signatures_match(goal: TaskSignature, lesson: TaskSignature) -> bool:
 
 
 _NOOP = re.compile(r"Succeeded by answering directly|answering directly worked", re.I)
+_ACTED = re.compile(r"^- (?:tool call|tool error|correction)\b", re.M)
 
 
 def is_noop_lesson(unit: "MemoryUnit") -> bool:
-    """A lesson of a run that did nothing useful: it ended well but no tool was called (the agent only
-    answered), so it holds no recipe and must not push a real lesson out of the prompt."""
-    from hindsight_core._episode_ops import LESSON_KEY
-    from hindsight_core.models import Outcome
+    """A lesson or episode of a run that did nothing useful: it ended well but no tool was called (the
+    agent only answered), so it holds no recipe and must not push a real lesson out of the prompt.
+
+    """
+    from hindsight_core.models import MemoryKind, Outcome
 
     if unit.outcome is not Outcome.SUCCESS and unit.outcome is not Outcome.PARTIAL:
         return False
-    reflection = unit.metadata.get(LESSON_KEY) if isinstance(unit.metadata, dict) else None
-    if isinstance(reflection, dict) and reflection.get("hurt"):
-        return False  # it met an error on the way: that is a lesson
+    if unit.kind is MemoryKind.EXPERIENCE:
+        return not _ACTED.search(unit.text)  # the episode's key steps: no call, no error, no correction
     return bool(_NOOP.search(unit.text))
