@@ -100,16 +100,23 @@ def _condition(pitfalls: list[Pitfall], unrelated: list[str], noops: list[str], 
     try:
         bank = engine.bank("lesson-transfer")
         lessons = _fill(bank, pitfalls, noops)
-        got, misses, leaks = 0, [], []
+        got, misses, leaks, seconds = 0, [], [], []
+
+        def recall(goal: str) -> str:
+            started = time.perf_counter()
+            text = bank.recall_context(goal, lesson_match=match, **MIDDLEWARE_RECALL).text
+            seconds.append(time.perf_counter() - started)
+            return text
+
         for p in pitfalls:
             for goal in p.paraphrases:
-                text = bank.recall_context(goal, lesson_match=match, **MIDDLEWARE_RECALL).text
+                text = recall(goal)
                 if _shows(text, lessons[p.goal]):
                     got += 1
                 else:
                     misses.append(f"{goal!r} (lesson of {p.goal!r})")
         for goal in unrelated:
-            text = bank.recall_context(goal, lesson_match=match, **MIDDLEWARE_RECALL).text
+            text = recall(goal)
             if any(mark in text for mark in LESSON_MARKS):
                 leaks.append(goal)
     finally:
@@ -117,7 +124,8 @@ def _condition(pitfalls: list[Pitfall], unrelated: list[str], noops: list[str], 
     n = sum(len(p.paraphrases) for p in pitfalls)
     out = {"paraphrases_with_lesson": got, "transfer_rate": round(100 * got / n, 1) if n else 0.0,
            "unrelated_with_lesson": len(leaks),
-           "unrelated_lesson_rate": round(100 * len(leaks) / len(unrelated), 1) if unrelated else 0.0}
+           "unrelated_lesson_rate": round(100 * len(leaks) / len(unrelated), 1) if unrelated else 0.0,
+           "recall_context_ms_p50": round(1000 * sorted(seconds)[len(seconds) // 2], 1) if seconds else None}
     return out | ({"misses": misses, "unrelated_leaks": leaks} if show_misses else {})
 
 

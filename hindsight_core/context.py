@@ -108,8 +108,9 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
     """Lessons for ``query`` with their relevance, best first (see :func:`recall_context`).
 
     Words only (``match`` None or disabled): :meth:`MemoryBank.recall_lessons` order, kept when the
-    dense cosine reaches :data:`LESSON_MIN_SIMILARITY`. By signature: a second recall with the words
-    of the goal's action classes and object types gathers lessons phrased differently; a lesson is
+    dense cosine reaches :data:`LESSON_MIN_SIMILARITY`. By signature: when no lesson recalled for the
+    goal's words has the goal's signature, a second recall with the words of the goal's action classes
+    and object types gathers lessons of that kind phrased differently; a lesson is
     kept when its cosine reaches the bar or its signature matches the goal's (then its relevance gains
     ``match.signature_bonus``); lessons about one task stay together (failures first, as recalled),
     tasks are ordered by their best relevance, and no-op lessons come last.
@@ -118,15 +119,16 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
         found = bank.recall_lessons(query, k=k)
         return [(h, _similarity(h)) for h in found.hits if _similarity(h) >= LESSON_MIN_SIMILARITY]
     pool = max(k, match.pool)
-    hits = [(h, _similarity(h)) for h in bank.recall_lessons(query, k=pool).hits]
     goal = goal_signature(query, lexicon=match.lexicon)
-    if goal.actions and goal.objects:
-        seen = {h.id for h, _ in hits}
-        more = bank.recall_lessons(signature_query(goal, match.lexicon), k=pool)
-        hits += [(h, 0.0) for h in more.hits if h.id not in seen]  # its cosine was to other words
+    hits = [(h, _similarity(h), signatures_match(goal, lesson_signature(h.unit, match.lexicon)))
+            for h in bank.recall_lessons(query, k=pool).hits]
+    if goal.actions and goal.objects and not any(m for _, _, m in hits):
+        seen = {h.id for h, _, _ in hits}  # no lesson of this kind of task among the goal's words: ask by kind
+        more = bank.recall_lessons(signature_query(goal, match.lexicon), k=pool).hits
+        hits += [(h, 0.0, signatures_match(goal, lesson_signature(h.unit, match.lexicon)))  # 0: its cosine
+                 for h in more if h.id not in seen]                                          # was to other words
     groups: dict[str, list[tuple["RecallHit", float]]] = {}
-    for hit, cosine in hits:
-        matched = signatures_match(goal, lesson_signature(hit.unit, match.lexicon))
+    for hit, cosine, matched in hits:
         if cosine < LESSON_MIN_SIMILARITY and not matched:
             continue
         if match.demote_noops and cosine < match.noop_min_similarity and is_noop_lesson(hit.unit):

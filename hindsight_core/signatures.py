@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -72,7 +72,8 @@ __all__ = [
 ACTIONS: dict[str, tuple[str, ...]] = {
     "deploy": ("deploy", "redeploy", "release", "ship", "roll out", "=rollout", "go live", "push * live",
                "push * prod", "push * production", "promote * prod", "promote * production", "launch",
-               "put * live", "make * live"),
+               "put * live", "make * live", "roll * out", "get * out to", "push * out", "into production",
+               "into prod", "to production", "to prod"),
     "rollback": ("roll back", "rollback", "revert", "downgrade", "undo * deploy"),
     "restart": ("restart", "reboot", "bounce", "kick", "recycle", "relaunch", "respawn", "reload", "power cycle",
                 "bring * back up", "come back up", "revive", "cycle"),
@@ -82,7 +83,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
               "add storage", "add space", "running out of space", "out of space"),
     "renew_credential": ("rotate", "roll", "renew", "regenerate", "reissue", "refresh", "cycle", "reset",
                          "change", "replace", "recover", "expire", "extend", "new", "fresh", "locked out",
-                         "forgot", "get back into", "revoke"),
+                         "forgot", "get back into", "revoke", "swap", "update", "set * new"),
     "grant_access": ("invite", "onboard", "provision", "grant", "give access", "add * to", "let * join",
                      "sign up", "register", "create", "set up", "give * login", "give * account", "give * access", "enrol",
                      "enroll"),
@@ -91,7 +92,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "delete": ("delete", "remove", "drop", "purge", "clean up", "clean out", "cleanup", "wipe", "erase",
                "get rid of", "prune", "truncate", "destroy", "discard", "tear down", "trash", "clear out"),
     "book": ("book", "reserve", "=reservation", "lock in", "hold", "get * on * plane", "get * on * flight",
-             "get * on * train", "fly", "somewhere to stay", "arrange travel", "buy * ticket"),
+             "get * on * train", "fly", "somewhere to stay", "arrange", "buy * ticket", "purchase * ticket", "get * ticket"),
     "cancel": ("cancel", "call off", "undo", "terminate", "end", "stop", "unsubscribe", "drop", "opt out",
                "won't travel", "not travel", "=cancellation"),
     "buy": ("order", "buy", "purchase", "procure", "restock", "reorder", "top up", "stock up", "get more",
@@ -339,19 +340,34 @@ def _pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(rx)
 
 
-Patterns = tuple[tuple[str, "re.Pattern[str]", bool], ...]
+class _Compiled(NamedTuple):
+    """A lexicon table ready to match: one-word phrases by stem, longer ones by their first stem."""
+
+    single: dict[str, tuple[tuple[str, bool], ...]]  # stem -> (class, is a noun cue)
+    multi: dict[str, tuple[tuple[str, "re.Pattern[str]", bool], ...]]  # first stem -> (class, pattern, noun cue)
+
+
+def _compile_table(table: tuple) -> _Compiled:
+    single: dict[str, list[tuple[str, bool]]] = {}
+    multi: dict[str, list[tuple[str, re.Pattern[str], bool]]] = {}
+    for name, phrases in table:
+        for phrase in phrases:
+            noun, words = phrase.startswith("="), phrase.lstrip("=").lower().split()
+            stems = [w if w == "*" else " ".join(_words(w)) for w in words]
+            if not stems or not stems[0] or stems[0] == "*":
+                continue
+            if len(stems) == 1 and " " not in stems[0]:
+                single.setdefault(stems[0], []).append((name, noun))
+            else:
+                multi.setdefault(stems[0].split()[0], []).append((name, _pattern(phrase.lstrip("=")), noun))
+    return _Compiled({k: tuple(v) for k, v in single.items()}, {k: tuple(v) for k, v in multi.items()})
 
 
 @lru_cache(maxsize=8)
-def _compiled(key: tuple) -> tuple[Patterns, Patterns]:
-    """(action patterns, object patterns) of a lexicon: (class, pattern, is a noun cue)."""
+def _compiled(key: tuple) -> tuple[_Compiled, _Compiled]:
+    """(actions, objects) of a lexicon, compiled once per lexicon."""
     actions, objects = key
-
-    def comp(table: tuple) -> Patterns:
-        return tuple((name, _pattern(p.lstrip("=")), p.startswith("=")) for name, phrases in table
-                     for p in phrases if p.strip("= "))
-
-    return comp(actions), comp(objects)
+    return _compile_table(actions), _compile_table(objects)
 
 
 _DETERMINERS = frozenset("a an the my our your his her their its this that these those some any good new old "
@@ -364,21 +380,33 @@ _ABOUT = re.compile(
     r"|how (?:do|does|would|should) (?:\w+ ){1,3}(?:usually |normally |typically )?work\b)", re.I)
 
 
-def _classes(text: str, patterns: Patterns, verbs: bool = False) -> frozenset[str]:
+def _classes(text: str, table: _Compiled, verbs: bool = False) -> frozenset[str]:
     words = _words(text)
     joined = " " + " ".join(words) + " "
-    found = set()
-    for name, pattern, noun in patterns:
-        if name in found:
-            continue
-        for m in pattern.finditer(joined):
-            single = m.group(0).count(" ") == 2  # " word "
-            before = joined[: m.start()].split()
-            if verbs and single and not noun and before and before[-1] in _DETERMINERS:
-                continue  # "a good book", "the release": a noun here
-            found.add(name)
-            break
+    found: set[str] = set()
+    pos = 0
+    for i, word in enumerate(words):
+        start, pos = pos, pos + len(word) + 1  # " word" starts at ``start`` in ``joined``
+        nounish = verbs and i > 0 and words[i - 1] in _DETERMINERS  # "a good book", "the release"
+        for name, noun in table.single.get(word, ()):
+            if name not in found and (noun or not nounish):
+                found.add(name)
+        for name, pattern, noun in table.multi.get(word, ()):
+            if name not in found and pattern.match(joined, start):
+                found.add(name)
     return frozenset(found)
+
+
+@lru_cache(maxsize=4096)
+def _signature(goal: str, tools: frozenset[str], error: str | None, key: tuple) -> "TaskSignature":
+    actions, objects = _compiled(key)
+    tool_text = " ".join(t.replace("_", " ") for t in sorted(tools))
+    acts = _classes(tool_text, actions, verbs=True) if tool_text else frozenset()
+    if not _ABOUT.match(goal):
+        acts |= _classes(goal, actions, verbs=True)
+    objs = _classes(f"{goal} {tool_text}", objects) | {IMPLIED_OBJECTS[a] for a in acts if a in IMPLIED_OBJECTS}
+    return TaskSignature(actions=acts, objects=frozenset(objs), tools=tools,
+                         error=error_class(error) if error else None)
 
 
 _ERRORS = tuple((name, re.compile(rx, re.I)) for name, rx in ERROR_CLASSES)
@@ -392,15 +420,7 @@ def error_class(text: str | None) -> str | None:
 def goal_signature(goal: str, *, tools: Iterable[str] = (), error: str | None = None,
                    lexicon: Lexicon = DEFAULT_LEXICON) -> TaskSignature:
     """The signature of a goal (and, for a lesson, the tools it used and the error it met)."""
-    actions, objects = _compiled(lexicon.key())
-    tools = frozenset(t for t in tools if t)
-    tool_text = " ".join(t.replace("_", " ") for t in tools)
-    acts = _classes(tool_text, actions, verbs=True) if tool_text else frozenset()
-    if not _ABOUT.match(goal):
-        acts |= _classes(goal, actions, verbs=True)
-    objs = _classes(f"{goal} {tool_text}", objects) | {IMPLIED_OBJECTS[a] for a in acts if a in IMPLIED_OBJECTS}
-    return TaskSignature(actions=acts, objects=frozenset(objs), tools=tools,
-                         error=error_class(error) if error else None)
+    return _signature(goal, frozenset(t for t in tools if t), error, lexicon.key())
 
 
 # A lesson names its tools in the trace renderings the reflectors write ("deploy_service failed with: ...",
