@@ -19,7 +19,11 @@ The pitfall sets are SELF-WRITTEN DEV DATA (``benchmarks/data/lesson_transfer_de
 indexing was tuned on, and ``lesson_transfer_heldout.json``, written before the code and evaluated only
 at the end); the acceptance measure is an independent held-out set this project does not see.
 
-Run: ``python -m benchmarks.lesson_transfer [--split dev|heldout|all] [--hash] [--out PATH] [--show-misses]``.
+With ``--learn`` each later run is stored as it happens (the lesson followed: the call succeeds;
+not shown: the same error again), so later paraphrases also meet the lessons of earlier ones.
+
+Run: ``python -m benchmarks.lesson_transfer [--split dev|heldout|all] [--learn] [--hash] [--out PATH]
+[--show-misses]``.
 """
 
 from __future__ import annotations
@@ -90,10 +94,25 @@ def _shows(text: str, lesson: Any) -> bool:
     return escape_text(lesson.text.splitlines()[0]) in text
 
 
+def _later_run(bank: Any, p: Pitfall, goal: str, helped: bool) -> None:
+    """Store the later run as an agent would end it: the recalled lesson followed (the call succeeds),
+    or the same mistake again."""
+    from hindsight_core.episodes import Episode, TraceStep
+    from hindsight_core.outcomes import decide_outcome
+
+    call = TraceStep(kind="tool_call", text=f"{p.tool}(...)", tool=p.tool)
+    result = (TraceStep(kind="tool_result", text=f"{p.tool} done", tool=p.tool) if helped
+              else TraceStep(kind="tool_error", text=p.error, tool=p.tool))
+    episode = Episode.from_steps([TraceStep(kind="user", text=goal), call, result])
+    verdict = decide_outcome(episode)
+    bank.end_episode(episode, verdict.outcome, feedback=verdict.reason)
+
+
 def _condition(pitfalls: list[Pitfall], unrelated: list[str], noops: list[str], embedder: Any, match: Any,
-               show_misses: bool) -> dict[str, Any]:
+               show_misses: bool, learn: bool = False) -> dict[str, Any]:
     """One condition on a fresh bank (recall counts as use and shifts ranks; the conditions must not
-    share that history)."""
+    share that history). ``learn``: each later run is stored too (success when its lesson was shown),
+    so later paraphrases also compete with the lessons of earlier ones."""
     from hindsight_core import MemoryEngine
 
     engine = MemoryEngine.ephemeral(embedder=embedder)
@@ -111,10 +130,12 @@ def _condition(pitfalls: list[Pitfall], unrelated: list[str], noops: list[str], 
         for p in pitfalls:
             for goal in p.paraphrases:
                 text = recall(goal)
-                if _shows(text, lessons[p.goal]):
-                    got += 1
-                else:
+                shown = _shows(text, lessons[p.goal])
+                got += shown
+                if not shown:
                     misses.append(f"{goal!r} (lesson of {p.goal!r})")
+                if learn:
+                    _later_run(bank, p, goal, shown)
         for goal in unrelated:
             text = recall(goal)
             if any(mark in text for mark in LESSON_MARKS):
@@ -130,9 +151,10 @@ def _condition(pitfalls: list[Pitfall], unrelated: list[str], noops: list[str], 
 
 
 def run(split: str = "dev", embedder: Any = None, *, limit: int | None = None,
-        show_misses: bool = False) -> dict[str, Any]:
+        show_misses: bool = False, learn: bool = False) -> dict[str, Any]:
     """Both conditions, words only (the behaviour before) and by signature, each on a fresh bank.
-    ``limit``: only the first N pitfalls and unrelated goals (a smoke run)."""
+    ``limit``: only the first N pitfalls and unrelated goals (a smoke run); ``learn``: later runs are
+    stored as they happen (see :func:`_condition`)."""
     from hindsight_core.signatures import DEFAULT_LESSON_MATCH
 
     pitfalls, unrelated, noops = load(split)
@@ -140,9 +162,9 @@ def run(split: str = "dev", embedder: Any = None, *, limit: int | None = None,
     started = time.perf_counter()
     out: dict[str, Any] = {"split": split, "pitfalls": len(pitfalls),
                            "paraphrased_goals": sum(len(p.paraphrases) for p in pitfalls),
-                           "unrelated_goals": len(unrelated), "noop_runs": len(noops)}
+                           "unrelated_goals": len(unrelated), "noop_runs": len(noops), "learn": learn}
     for label, match in (("words_only", None), ("signatures", DEFAULT_LESSON_MATCH)):
-        out[label] = _condition(pitfalls, unrelated, noops, embedder, match, show_misses)
+        out[label] = _condition(pitfalls, unrelated, noops, embedder, match, show_misses, learn)
     out["seconds"] = round(time.perf_counter() - started, 1)
     return out
 
@@ -151,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--split", choices=["dev", "heldout", "all"], default="dev")
     p.add_argument("--hash", action="store_true", help="use the deterministic HashEmbedder (quick smoke run)")
+    p.add_argument("--learn", action="store_true",
+                   help="store each later run as it happens (its lesson followed: success; else the same failure)")
     p.add_argument("--show-misses", action="store_true", help="list the goals that missed or leaked")
     p.add_argument("--out", default=None, help="write the summary as JSON here")
     args = p.parse_args(argv)
@@ -159,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         from hindsight_core.testing import HashEmbedder
 
         embedder = HashEmbedder()
-    summary = run(args.split, embedder, show_misses=args.show_misses)
+    summary = run(args.split, embedder, show_misses=args.show_misses, learn=args.learn)
     summary["embedder"] = "hash" if args.hash else "all-MiniLM-L6-v2"
     print(json.dumps(summary, indent=2))
     if args.out:

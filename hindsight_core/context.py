@@ -6,6 +6,12 @@ query, without the units in ``exclude_ids`` (what the conversation already shows
 whose outcome is in ``outcomes`` when given, and renders them under a header within a token budget,
 dropping whole memories from the end until the text fits. Both adapters use it.
 
+Lessons are matched to the task by what it *does* as well as by its words
+(:mod:`hindsight_core.signatures`): "Push the hotfix live" gets the lesson of "Deploy the api service
+to production" (action ``deploy``, object ``software``, tool ``deploy_service``) though they share no
+word. Lessons and episodes of runs that did nothing useful (answered without any tool call) rank after
+every real lesson and are shown only for a close request. ``lesson_match=None`` matches by words only.
+
 Example:
     >>> from hindsight_core import MemoryEngine
     >>> from hindsight_core.testing import HashEmbedder
