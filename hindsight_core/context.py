@@ -32,7 +32,7 @@ from hindsight_core._render import estimate_tokens
 from hindsight_core._validate import check_enum, check_k
 from hindsight_core.errors import InvalidInputError
 from hindsight_core.models import Outcome, RecallResult
-from hindsight_core.signatures import (DEFAULT_LESSON_MATCH, LessonMatch, goal_signature, is_noop_lesson,
+from hindsight_core.signatures import (LessonMatch, goal_signature, is_noop_lesson,
                                        lesson_goal, lesson_signature, signature_query, signatures_match)
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ def recall_context(
     kinds: Iterable[str] | None = None,
     header: str = DEFAULT_HEADER,
     include_drafts: bool = False,
-    lesson_match: LessonMatch | None = DEFAULT_LESSON_MATCH,
+    lesson_match: LessonMatch | None | str = "bank",
 ) -> RecalledContext:
     """Lessons first, then memories, for ``query`` (see the module docstring); empty for a blank query.
 
@@ -184,8 +184,8 @@ def recall_context(
         kinds: Restrict the memories (not the lessons) to these kinds.
         header: First line of the text ("" for none).
         include_drafts: Also show uncorroborated model-written drafts (rendered as ``[draft]``).
-        lesson_match: How lessons are matched to the task (:class:`~hindsight_core.signatures.LessonMatch`):
-            by default also by task signature (action class, object type, tool), so a lesson reaches a
+        lesson_match: How lessons are matched to the task (:class:`~hindsight_core.signatures.LessonMatch`;
+            ``"bank"``, the default: the bank's ``BankConfig.lessons``): by default also by task signature (action class, object type, tool), so a lesson reaches a
             paraphrased goal, and lessons of runs that did nothing useful rank last. None: by the goal's
             words only (dense cosine at least :data:`LESSON_MIN_SIMILARITY`), in recall order.
     """
@@ -198,6 +198,8 @@ def recall_context(
         raise InvalidInputError("header must be a str")
     if not isinstance(query, str):
         raise InvalidInputError(f"query must be a str, not {type(query).__name__}")
+    if isinstance(lesson_match, str) and lesson_match == "bank":
+        lesson_match = bank.config.lessons
     if lesson_match is not None and not isinstance(lesson_match, LessonMatch):
         raise InvalidInputError("lesson_match must be a hindsight_core.signatures.LessonMatch or None")
     wanted = _outcome_set(outcomes)

@@ -11,8 +11,9 @@ The vocabulary is a :class:`Lexicon`: verb classes for common agent operations (
 credentials, book travel, refund, notify, delete, restart, ...) and object types (software,
 credential, travel, payment, message, ...), each a list of words and short phrases (``"push * live"``:
 up to three words in the gap). :data:`DEFAULT_LEXICON` is general, not tied to any benchmark's
-wording; extend it for your domain with :meth:`Lexicon.extend` and pass it in a
-:class:`LessonMatch` (``bank.recall_context(goal, lesson_match=...)``).
+wording; extend it for your domain with :meth:`Lexicon.extend` and set it in a :class:`LessonMatch`,
+per bank (``BankConfig(lessons=LessonMatch(lexicon=...))``, ``engine.bank("ops", lessons={...})``: the
+adapters then use it too) or per call (``bank.recall_context(goal, lesson_match=...)``).
 
 Two signatures match when they share an action class *and* an object type (the tool's name counts
 for both: ``deploy_service`` is ``deploy`` + ``software``). One shared class alone is too weak:

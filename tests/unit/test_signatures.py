@@ -146,3 +146,17 @@ def test_a_no_op_run_is_shown_only_for_a_close_request():
 def test_lesson_match_validates_its_numbers():
     with pytest.raises(Exception):
         LessonMatch(signature_bonus=2.0)
+
+
+def test_the_bank_config_sets_how_lessons_are_matched():
+    with MemoryEngine.ephemeral(embedder=HashEmbedder()) as engine:
+        words_only = engine.bank("ops", lessons={"enabled": False})
+        assert engine.bank("other").config.lessons.enabled
+        lesson = _fail(words_only, "Deploy the api service to production", "deploy_service",
+                       "PermissionError: deploy_service requires ticket=CHG-1042")
+        assert lesson.id not in words_only.recall_context("Push the hotfix live").ids
+        assert lesson.id in words_only.recall_context("Push the hotfix live", lesson_match=DEFAULT_LESSON_MATCH).ids
+        lex = DEFAULT_LEXICON.extend(actions={"irrigate": ("water", "irrigate")}, objects={"garden": ("lawn",)})
+        garden = engine.bank("garden", lessons={"lexicon": lex})
+        lesson = _fail(garden, "Irrigate the north lawn", "sprinkler", "Error: sprinkler requires zone=3")
+        assert lesson.id in garden.recall_context("Water the lawn by the gate").ids
