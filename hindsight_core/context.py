@@ -114,11 +114,11 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
     """Lessons for ``query`` with their relevance, best first (see :func:`recall_context`).
 
     Words only (``match`` None or disabled): :meth:`MemoryBank.recall_lessons` order, kept when the
-    dense cosine reaches :data:`LESSON_MIN_SIMILARITY`. By signature: when no lesson recalled for the
-    goal's words has the goal's signature, a second recall with the words of the goal's action classes
-    and object types gathers lessons of that kind phrased differently; a lesson is
+    dense cosine reaches :data:`LESSON_MIN_SIMILARITY`. By signature: a second recall with the words
+    of the goal's action classes and object types gathers lessons of that kind phrased differently
+    (only for a goal with a signature: a question of trivia costs no second recall); a lesson is
     kept when its cosine reaches the bar or its signature matches the goal's (then its relevance gains
-    ``match.signature_bonus``); lessons about one task stay together (failures first, as recalled),
+    ``match.signature_bonus``, and a failure lesson ``match.failure_bonus``); lessons about one task stay together (failures first, as recalled),
     tasks are ordered by their best relevance, and no-op lessons come last.
     """
     if match is None or not match.enabled:
@@ -128,8 +128,8 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
     goal = goal_signature(query, lexicon=match.lexicon)
     hits = [(h, _similarity(h), signatures_match(goal, lesson_signature(h.unit, match.lexicon)))
             for h in bank.recall_lessons(query, k=pool).hits]
-    if goal.actions and goal.objects and not any(m for _, _, m in hits):
-        seen = {h.id for h, _, _ in hits}  # no lesson of this kind of task among the goal's words: ask by kind
+    if goal.actions and goal.objects:
+        seen = {h.id for h, _, _ in hits}  # lessons of this kind of task told in other words
         more = bank.recall_lessons(signature_query(goal, match.lexicon), k=pool).hits
         hits += [(h, 0.0, signatures_match(goal, lesson_signature(h.unit, match.lexicon)))  # 0: its cosine
                  for h in more if h.id not in seen]                                          # was to other words
@@ -140,6 +140,8 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
         if match.demote_noops and cosine < match.noop_min_similarity and is_noop_lesson(hit.unit):
             continue  # a run that did nothing helps only when the same request comes back
         relevance = cosine + (match.signature_bonus if matched else 0.0)
+        if hit.unit.outcome in (Outcome.FAILURE, Outcome.PARTIAL):
+            relevance += match.failure_bonus
         groups.setdefault(_task_key(hit), []).append((hit, relevance))
 
     def rank(group: list[tuple["RecallHit", float]]) -> tuple[bool, float]:

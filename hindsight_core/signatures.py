@@ -276,6 +276,11 @@ class LessonMatch(BaseModel):
         description="Added to a lesson's similarity when its signature matches the goal's: a shared action "
                     "class and object type is stronger evidence of the same task than a dense cosine of "
                     "0.3-0.5, which unrelated lessons of a busy bank also reach.")
+    failure_bonus: float = Field(
+        0.1, ge=0.0, le=1.0,
+        description="Added to a failure (or partial) lesson's relevance: it names what to avoid, whereas the "
+                    "recipe of a similar task that worked is weaker evidence for this one (lessons about one "
+                    "task already put failures first; this does the same across tasks of one kind).")
     demote_noops: bool = Field(True, description="Lessons of runs that did nothing useful rank after real lessons, "
                                                  "and are shown only when at least ``noop_min_similarity`` close.")
     noop_min_similarity: float = Field(
@@ -313,9 +318,15 @@ class TaskSignature(BaseModel):
 _WORD = re.compile(r"[a-z0-9][a-z0-9'/.:-]*[a-z0-9]|[a-z0-9]")
 
 
+# Words the stemmer below would merge with another lexicon word ("plane" -> "plan", "note" -> "not").
+_KEEP = {"plane": "plane", "planes": "plane", "note": "note", "notes": "note", "noted": "note"}
+
+
 def _stem(word: str) -> str:
     """A tiny stemmer, the same on both sides: plural and verb endings, then a final 'e'."""
     word = word.strip("'.:-/").replace("'", "")
+    if word in _KEEP:
+        return _KEEP[word]
     for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             if suffix == "es" and not word[:-2].endswith(("s", "x", "ch", "sh", "z")):
@@ -389,11 +400,13 @@ def _classes(text: str, table: _Compiled, verbs: bool = False) -> frozenset[str]
     for i, word in enumerate(words):
         start, pos = pos, pos + len(word) + 1  # " word" starts at ``start`` in ``joined``
         nounish = verbs and i > 0 and words[i - 1] in _DETERMINERS  # "a good book", "the release"
+        phrases = [(name, pattern.pattern) for name, pattern, _ in table.multi.get(word, ())
+                   if pattern.match(joined, start)]
+        found |= {name for name, _ in phrases}
+        if verbs and any("{0," not in rx for _, rx in phrases):
+            continue  # a phrase without a gap decides: "roll out" is a deploy, not a credential roll
         for name, noun in table.single.get(word, ()):
-            if name not in found and (noun or not nounish):
-                found.add(name)
-        for name, pattern, noun in table.multi.get(word, ()):
-            if name not in found and pattern.match(joined, start):
+            if noun or not nounish:
                 found.add(name)
     return frozenset(found)
 
