@@ -118,8 +118,9 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
     of the goal's action classes and object types gathers lessons of that kind phrased differently
     (only for a goal with a signature: a question of trivia costs no second recall); a lesson is
     kept when its cosine reaches the bar or its signature matches the goal's (then its relevance gains
-    ``match.signature_bonus``, and a failure lesson ``match.failure_bonus``); lessons about one task stay together (failures first, as recalled),
-    tasks are ordered by their best relevance, and no-op lessons come last.
+    ``match.signature_bonus``; a failure lesson gains ``match.failure_bonus``); lessons about one task
+    stay together (failures first, as recalled), tasks are ordered by their best relevance, and no-op
+    lessons come last.
     """
     if match is None or not match.enabled:
         found = bank.recall_lessons(query, k=k)
@@ -186,10 +187,11 @@ def recall_context(
         kinds: Restrict the memories (not the lessons) to these kinds.
         header: First line of the text ("" for none).
         include_drafts: Also show uncorroborated model-written drafts (rendered as ``[draft]``).
-        lesson_match: How lessons are matched to the task (:class:`~hindsight_core.signatures.LessonMatch`;
-            ``"bank"``, the default: the bank's ``BankConfig.lessons``): by default also by task signature (action class, object type, tool), so a lesson reaches a
-            paraphrased goal, and lessons of runs that did nothing useful rank last. None: by the goal's
-            words only (dense cosine at least :data:`LESSON_MIN_SIMILARITY`), in recall order.
+        lesson_match: How lessons are matched to the task (a :class:`~hindsight_core.signatures.LessonMatch`;
+            ``"bank"``, the default, takes the bank's ``BankConfig.lessons``): by default also by task
+            signature (action class, object type, tool), so a lesson reaches a paraphrased goal, and
+            lessons of runs that did nothing useful rank last. None: by the goal's words only (dense
+            cosine at least :data:`LESSON_MIN_SIMILARITY`), in recall order, as before signatures.
     """
     for value, label in ((k, "k"), (lessons_k, "lessons_k")):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1000:
