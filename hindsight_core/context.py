@@ -32,7 +32,7 @@ from hindsight_core._render import estimate_tokens
 from hindsight_core._validate import check_enum, check_k
 from hindsight_core.errors import InvalidInputError
 from hindsight_core.models import Outcome, RecallResult
-from hindsight_core.signatures import (LessonMatch, goal_signature, is_noop_lesson,
+from hindsight_core.signatures import (DEFAULT_LEXICON, LessonMatch, goal_signature, is_noop_lesson,
                                        lesson_goal, lesson_signature, signature_query, signatures_match)
 
 if TYPE_CHECKING:
@@ -126,13 +126,14 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
         found = bank.recall_lessons(query, k=k)
         return [(h, _similarity(h)) for h in found.hits if _similarity(h) >= LESSON_MIN_SIMILARITY]
     pool = max(k, match.pool)
-    goal = goal_signature(query, lexicon=match.lexicon)
-    hits = [(h, _similarity(h), signatures_match(goal, lesson_signature(h.unit, match.lexicon)))
+    lexicon = match.lexicon or DEFAULT_LEXICON
+    goal = goal_signature(query, lexicon=lexicon)
+    hits = [(h, _similarity(h), signatures_match(goal, lesson_signature(h.unit, lexicon)))
             for h in bank.recall_lessons(query, k=pool).hits]
     if goal.actions and goal.objects:
         seen = {h.id for h, _, _ in hits}  # lessons of this kind of task told in other words
-        more = bank.recall_lessons(signature_query(goal, match.lexicon), k=pool).hits
-        hits += [(h, 0.0, signatures_match(goal, lesson_signature(h.unit, match.lexicon)))  # 0: its cosine
+        more = bank.recall_lessons(signature_query(goal, lexicon), k=pool).hits
+        hits += [(h, 0.0, signatures_match(goal, lesson_signature(h.unit, lexicon)))  # 0: its cosine
                  for h in more if h.id not in seen]                                          # was to other words
     groups: dict[str, list[tuple["RecallHit", float]]] = {}
     for hit, cosine, matched in hits:

@@ -273,7 +273,8 @@ class LessonMatch(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     enabled: bool = Field(True, description="Match by task signature besides the goal's words (False: words only).")
-    lexicon: Lexicon = Field(DEFAULT_LEXICON, description="Action classes and object types.")
+    lexicon: Lexicon | None = Field(None, description="Action classes and object types (None: DEFAULT_LEXICON; "
+                                                      "kept None so a bank config stays small to copy).")
     signature_bonus: float = Field(
         0.3, ge=0.0, le=1.0,
         description="Added to a lesson's similarity when its signature matches the goal's: a shared action "
