@@ -454,21 +454,16 @@ _ERROR_LINE = re.compile(r"failed(?: with)?: (.*)")
 
 
 def _lesson_parts(unit: "MemoryUnit") -> tuple[str, list[str], str | None]:
-    """(goal, tools, error text) from a lesson unit's text and the reflection it keeps."""
-    from hindsight_core._episode_ops import LESSON_KEY
-
+    """(goal, tools, error text) from a lesson's text: both reflectors write it with
+    :func:`hindsight_core.lifecycle.reflect.lesson_text` (goal line, what went wrong, what to do)."""
     text = unit.text
-    reflection = unit.metadata.get(LESSON_KEY) if isinstance(unit.metadata, dict) else None
-    reflection = reflection if isinstance(reflection, dict) else {}
     found = _GOAL_LINE.search(text)
-    goal = str(reflection.get("goal") or (found.group(1) if found else text.split("\n", 1)[0]))
-    evidence = "\n".join([text, str(reflection.get("cause") or ""), *map(str, reflection.get("hurt") or ()),
-                          *map(str, reflection.get("helped") or ())])
+    goal = found.group(1) if found else text.split("\n", 1)[0]
     tools: list[str] = []
     for rx in _TOOL_MENTIONS:
-        for m in rx.finditer(evidence):
+        for m in rx.finditer(text):
             tools += [t for t in m.group(1).split(" then ") if t not in ("A", "The", "tool", "answer")]
-    error = _ERROR_LINE.search(evidence)
+    error = _ERROR_LINE.search(text)
     return goal, list(dict.fromkeys(tools)), error.group(1) if error else None
 
 
