@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hindsight_core.errors import InvalidInputError, UnknownOptionError
 from hindsight_core.retrieval.config import RecallConfig
+from hindsight_core.signatures import LessonMatch
 
 __all__ = ["PIIConfig", "GateConfig", "LifecycleConfig", "BankConfig", "RecallConfig", "MAX_TEXT_CHARS",
            "validate_options"]
@@ -102,6 +103,8 @@ class BankConfig(BaseModel):
     gate: GateConfig = GateConfig()
     recall: RecallConfig = RecallConfig()
     lifecycle: LifecycleConfig = LifecycleConfig()
+    lessons: LessonMatch = Field(LessonMatch(), description="How lessons are matched to a task (task signatures, "
+                                                             "the action/object lexicon, no-op demotion).")
 
 
 def _deep_merge(base: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:

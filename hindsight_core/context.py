@@ -6,6 +6,12 @@ query, without the units in ``exclude_ids`` (what the conversation already shows
 whose outcome is in ``outcomes`` when given, and renders them under a header within a token budget,
 dropping whole memories from the end until the text fits. Both adapters use it.
 
+Lessons are matched to the task by what it *does* as well as by its words
+(:mod:`hindsight_core.signatures`): "Push the hotfix live" gets the lesson of "Deploy the api service
+to production" (action ``deploy``, object ``software``, tool ``deploy_service``) though they share no
+word. Lessons and episodes of runs that did nothing useful (answered without any tool call) rank after
+every real lesson and are shown only for a close request. ``lesson_match=None`` matches by words only.
+
 Example:
     >>> from hindsight_core import MemoryEngine
     >>> from hindsight_core.testing import HashEmbedder
@@ -26,6 +32,8 @@ from hindsight_core._render import estimate_tokens
 from hindsight_core._validate import check_enum, check_k
 from hindsight_core.errors import InvalidInputError
 from hindsight_core.models import Outcome, RecallResult
+from hindsight_core.signatures import (DEFAULT_LEXICON, LessonMatch, goal_signature, is_noop_lesson,
+                                       lesson_goal, lesson_signature, signature_query, signatures_match)
 
 if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
@@ -102,6 +110,55 @@ def _outcome_set(outcomes: Iterable[Outcome | str] | None) -> frozenset[Outcome]
     return frozenset(check_enum(o, Outcome, "outcome") for o in outcomes)
 
 
+def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) -> list[tuple["RecallHit", float]]:
+    """Lessons for ``query`` with their relevance, best first (see :func:`recall_context`).
+
+    Words only (``match`` None or disabled): :meth:`MemoryBank.recall_lessons` order, kept when the
+    dense cosine reaches :data:`LESSON_MIN_SIMILARITY`. By signature: a second recall with the words
+    of the goal's action classes and object types gathers lessons of that kind phrased differently
+    (only for a goal with a signature: a question of trivia costs no second recall); a lesson is
+    kept when its cosine reaches the bar or its signature matches the goal's (then its relevance gains
+    ``match.signature_bonus``; a failure lesson gains ``match.failure_bonus``); lessons about one task
+    stay together (failures first, as recalled), tasks are ordered by their best relevance, and no-op
+    lessons come last.
+    """
+    if match is None or not match.enabled:
+        found = bank.recall_lessons(query, k=k)
+        return [(h, _similarity(h)) for h in found.hits if _similarity(h) >= LESSON_MIN_SIMILARITY]
+    pool = max(k, match.pool)
+    lexicon = match.lexicon or DEFAULT_LEXICON
+    goal = goal_signature(query, lexicon=lexicon)
+    hits = [(h, _similarity(h), signatures_match(goal, lesson_signature(h.unit, lexicon)))
+            for h in bank.recall_lessons(query, k=pool).hits]
+    if goal.actions and goal.objects:
+        seen = {h.id for h, _, _ in hits}  # lessons of this kind of task told in other words
+        more = bank.recall_lessons(signature_query(goal, lexicon), k=pool).hits
+        hits += [(h, 0.0, signatures_match(goal, lesson_signature(h.unit, lexicon)))  # 0: its cosine
+                 for h in more if h.id not in seen]                                          # was to other words
+    groups: dict[str, list[tuple["RecallHit", float]]] = {}
+    for hit, cosine, matched in hits:
+        if cosine < LESSON_MIN_SIMILARITY and not matched:
+            continue
+        if match.demote_noops and cosine < match.noop_min_similarity and is_noop_lesson(hit.unit):
+            continue  # a run that did nothing helps only when the same request comes back
+        relevance = cosine + (match.signature_bonus if matched else 0.0)
+        if hit.unit.outcome in (Outcome.FAILURE, Outcome.PARTIAL):
+            relevance += match.failure_bonus
+        groups.setdefault(_task_key(hit), []).append((hit, relevance))
+
+    def rank(group: list[tuple["RecallHit", float]]) -> tuple[bool, float]:
+        noop = match.demote_noops and all(is_noop_lesson(h.unit) for h, _ in group)
+        return noop, -max(r for _, r in group)
+
+    ordered = sorted(groups.values(), key=rank)  # stable: ties keep recall order
+    return [pair for group in ordered for pair in group]
+
+
+def _task_key(hit: "RecallHit") -> str:
+    """Lessons about one task (the same goal) group together."""
+    return " ".join(lesson_goal(hit.unit).lower().split()) or hit.id
+
+
 def recall_context(
     bank: "MemoryBank",
     query: str,
@@ -114,6 +171,7 @@ def recall_context(
     kinds: Iterable[str] | None = None,
     header: str = DEFAULT_HEADER,
     include_drafts: bool = False,
+    lesson_match: LessonMatch | None | str = "bank",
 ) -> RecalledContext:
     """Lessons first, then memories, for ``query`` (see the module docstring); empty for a blank query.
 
@@ -130,6 +188,11 @@ def recall_context(
         kinds: Restrict the memories (not the lessons) to these kinds.
         header: First line of the text ("" for none).
         include_drafts: Also show uncorroborated model-written drafts (rendered as ``[draft]``).
+        lesson_match: How lessons are matched to the task (a :class:`~hindsight_core.signatures.LessonMatch`;
+            ``"bank"``, the default, takes the bank's ``BankConfig.lessons``): by default also by task
+            signature (action class, object type, tool), so a lesson reaches a paraphrased goal, and
+            lessons of runs that did nothing useful rank last. None: by the goal's words only (dense
+            cosine at least :data:`LESSON_MIN_SIMILARITY`), in recall order, as before signatures.
     """
     for value, label in ((k, "k"), (lessons_k, "lessons_k")):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1000:
@@ -140,6 +203,10 @@ def recall_context(
         raise InvalidInputError("header must be a str")
     if not isinstance(query, str):
         raise InvalidInputError(f"query must be a str, not {type(query).__name__}")
+    if isinstance(lesson_match, str) and lesson_match == "bank":
+        lesson_match = bank.config.lessons
+    if lesson_match is not None and not isinstance(lesson_match, LessonMatch):
+        raise InvalidInputError("lesson_match must be a hindsight_core.signatures.LessonMatch or None")
     wanted = _outcome_set(outcomes)
     excluded = frozenset(exclude_ids if not isinstance(exclude_ids, str) else [exclude_ids])
     query = " ".join(query.split())
@@ -147,16 +214,22 @@ def recall_context(
         empty = RecallResult(query="", bank=bank.id, as_of=datetime.now(timezone.utc), novel=True)
         return RecalledContext(empty, 0, header, max_tokens)
 
+    noop_bar = lesson_match.noop_min_similarity if lesson_match and lesson_match.enabled and \
+        lesson_match.demote_noops else None
+
     def keep(hit: "RecallHit") -> bool:
         outcome = hit.unit.outcome
         if outcome is not None and _similarity(hit) < LESSON_MIN_SIMILARITY:
             return False  # a lesson of another task
+        if noop_bar is not None and outcome is not None and _similarity(hit) < noop_bar and is_noop_lesson(hit.unit):
+            return False  # a run that did nothing: shown only for the same request
         return hit.id not in excluded and (wanted is None or outcome is None or outcome in wanted)
 
     picked: list["RecallHit"] = []
     if lessons_k:
-        lessons = bank.recall_lessons(query, k=lessons_k + len(excluded))
-        picked = [h for h in lessons.hits if h.unit.outcome in LESSON_OUTCOMES and keep(h)][:lessons_k]
+        lessons = _lessons(bank, query, lessons_k + len(excluded), lesson_match)
+        picked = [h for h, _ in lessons if h.unit.outcome in LESSON_OUTCOMES and h.id not in excluded
+                  and (wanted is None or h.unit.outcome in wanted)][:lessons_k]
     n_lessons = len(picked)
     facts = bank.recall(query, k=max(k + len(excluded) + n_lessons, 1), kinds=kinds, exclude_ids=excluded,
                         include_drafts=include_drafts)

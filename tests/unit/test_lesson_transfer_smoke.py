@@ -1,0 +1,24 @@
+"""A small run of the lesson-transfer benchmark (the full run: python -m benchmarks.lesson_transfer)."""
+
+from __future__ import annotations
+
+from benchmarks.lesson_transfer import load, run
+
+
+def test_the_self_written_pitfall_sets_are_well_formed():
+    for split in ("dev", "heldout"):
+        pitfalls, unrelated, noops = load(split)
+        assert len(pitfalls) >= 16 and len({p.tool for p in pitfalls}) == len(pitfalls)
+        assert all(len(p.paraphrases) == 3 and p.goal not in p.paraphrases for p in pitfalls)
+        assert len(unrelated) >= 20 and noops
+    dev, heldout = load("dev")[0], load("heldout")[0]
+    assert not {p.tool for p in dev} & {p.tool for p in heldout}  # the held-out part names other tools
+
+
+def test_signatures_bring_lessons_to_paraphrases_and_keep_them_off_unrelated_goals(embedder):
+    summary = run("dev", embedder, limit=6)
+    words, sigs = summary["words_only"], summary["signatures"]
+    assert summary["paraphrased_goals"] == 18 and summary["unrelated_goals"] == 6
+    assert sigs["paraphrases_with_lesson"] > words["paraphrases_with_lesson"]
+    assert sigs["transfer_rate"] >= 90.0
+    assert sigs["unrelated_lesson_rate"] <= 10.0
