@@ -641,9 +641,14 @@ def _atomic(text: str, reading: Reading) -> bool:
     was great. I'm starting to ...") mixes feelings, news and replies; letting it be replaced by the
     next turn that shares a few words superseded 140 turns of four LoCoMo conversations. An
     exclamation ("Keep it up!", "That must've been breathtaking!") is a reaction, not a state."""
+    return _one_sentence(text) and len(reading.tokens) <= ATOMIC_MAX_WORDS
+
+
+@functools.lru_cache(maxsize=_PAIR_CACHE)
+def _one_sentence(text: str) -> bool:
+    """One sentence, not an exclamation: the part of :func:`_atomic` that needs no reading."""
     text = text.strip()
-    return (len(_SENTENCE_END.split(text)) == 1 and not text.endswith("!")
-            and len(reading.tokens) <= ATOMIC_MAX_WORDS)
+    return len(_SENTENCE_END.split(text)) == 1 and not text.endswith("!")
 
 
 @functools.lru_cache(maxsize=_PAIR_CACHE)  # asked for both texts of every pair capture compares
@@ -656,8 +661,8 @@ def _content_of(text: str) -> str:
 
 def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     older, newer = _content_of(older), _content_of(newer)
-    if older.rstrip().endswith("?"):
-        return None, 0.0
+    if older.rstrip().endswith("?") or not _one_sentence(older):
+        return None, 0.0  # (before the reading below, which costs more than all the rest of a stop)
     o = read(older)
     if not _atomic(older, o):  # checked first: on chat, three in four pairs stop here
         return None, 0.0  # a multi-sentence turn or a long story is not one belief with one value
