@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import os
 import statistics
 import sys
 import threading
@@ -246,7 +247,7 @@ def run(conversations: list[int], *, modes: tuple[str, ...] = MODES, max_turns: 
         warm.capture_many([i.text for i in convs[0][1][:8]])
         warm.capture(convs[0][1][0].text)
         out: dict[str, Any] = {"conversations": conversations, "max_turns": max_turns, "embedder": plain.name,
-                               "runs": {m: [] for m in modes}}
+                               "load_average_at_start": _load(), "runs": {m: [] for m in modes}}
         for rep in range(repeat):
             for mode in modes:
                 res = _measure(engine, plain, convs, mode, str(rep))
@@ -256,8 +257,17 @@ def run(conversations: list[int], *, modes: tuple[str, ...] = MODES, max_turns: 
                     f"(vs replay {res['ratio_vs_replay']})")
     finally:
         engine.close()
+    out["load_average_at_end"] = _load()  # a ratio holds under load; the turns/s do not
     out["ratio"] = {m: statistics.median(r["ratio"] for r in runs) for m, runs in out["runs"].items() if runs}
     return out
+
+
+def _load() -> list[float] | None:
+    """The machine's 1/5/15-minute load averages (other work slows both parts of the ratio)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):  # not on this platform
+        return None
 
 
 def _table(out: dict[str, Any]) -> str:

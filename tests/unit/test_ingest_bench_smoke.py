@@ -11,6 +11,7 @@ from benchmarks.ingest import MODES, STAGES, _cold_caches, run
 def test_ingest_benchmark_reports_both_modes_with_a_stage_breakdown():
     out = run([1], max_turns=24, embedder="hash", log=lambda _: None)
     assert set(out["runs"]) == set(MODES) and set(out["ratio"]) == set(MODES)
+    assert "load_average_at_start" in out and "load_average_at_end" in out
     for mode, (res,) in out["runs"].items():
         assert res["turns"] == 24
         assert res["not_instrumented"] == [], f"{mode}: stages lost their functions: {res['not_instrumented']}"
