@@ -115,6 +115,7 @@ def _subject_id(text: str) -> str | None:
     return next((w.strip(".") for w in words if any(c.isdigit() for c in w)), None)
 
 
+@functools.lru_cache(maxsize=8192)  # asked for every token of every compared pair
 def _is_number(tok: str) -> bool:
     return any(c.isdigit() for c in tok)
 

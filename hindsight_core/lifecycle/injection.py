@@ -31,6 +31,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Any
+
+try:  # the regular-expression parser, to find the words a pattern needs (see _needed_words)
+    from re import _constants as _sre, _parser
+except ImportError:  # Python 3.10
+    import sre_constants as _sre  # type: ignore[no-redef]
+    import sre_parse as _parser  # type: ignore[no-redef]
 
 __all__ = ["normalise", "views", "looks_like_injection", "injection_reasons"]
 
@@ -51,14 +58,18 @@ _SPACES = re.compile(r"[^\S\n]+")
 
 def normalise(text: str) -> str:
     """NFKC, invisible characters removed, case folded, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text)
-    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    if not text.isascii():  # ASCII is its own NFKC form and has no format (Cf) characters
+        text = unicodedata.normalize("NFKC", text)
+        text = "".join(c for c in text if c.isascii() or unicodedata.category(c) != "Cf")
     return "\n".join(_SPACES.sub(" ", line).strip() for line in text.casefold().splitlines()).strip()
 
 
 def views(text: str) -> tuple[str, ...]:
     """The normalised text and its English views (homoglyphs mapped, leetspeak undone, spacing closed)."""
-    base = normalise(text)
+    return _views_of(normalise(text))
+
+
+def _views_of(base: str) -> tuple[str, ...]:
     latin = base.translate(_HOMOGLYPHS)
     closed = _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), latin)
     unfilled = _SPACES.sub(" ", _FILLER.sub(" ", closed))
@@ -139,6 +150,61 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((reason, re.compile(p
 ))
 
 
+#: Literal openings kept per pattern at most (a cross product of alternatives grows fast).
+_MAX_OPENINGS = 64
+
+
+def _openings(items: Any) -> tuple[set[str], bool] | None:
+    """The literal strings every match of the parsed ``items`` starts with, and whether they are the
+    whole match (so what follows may be appended); None when some match may start otherwise."""
+    out, whole = {""}, True
+    for op, av in items:
+        if op is _sre.AT:  # \b, ^: zero-width
+            continue
+        if op is _sre.LITERAL:
+            nxt: set[str] | None = {chr(av)}
+            done = True
+        elif op is _sre.IN and all(o is _sre.LITERAL for o, _ in av) and len(av) <= 4:
+            nxt, done = {chr(c) for _, c in av}, True
+        elif op is _sre.SUBPATTERN and not av[1] and not av[2]:  # a group without inline flags
+            sub = _openings(av[3])
+            if sub is None:
+                break
+            nxt, done = sub
+        elif op is _sre.BRANCH:
+            subs = [_openings(branch) for branch in av[1]]
+            if any(sub is None for sub in subs):
+                break
+            nxt = set().union(*(sub[0] for sub in subs))  # type: ignore[index]
+            done = all(sub[1] for sub in subs)  # type: ignore[index]
+        else:
+            whole = False
+            break
+        out = {a + b for a in out for b in nxt}
+        if len(out) > _MAX_OPENINGS:
+            return None
+        if not done:
+            whole = False
+            break
+    return out, whole
+
+
+def _needed_words(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """Strings one of which every match of ``pattern`` contains, or None when unknown: a substring
+    test rules most patterns out of a chat turn for a fraction of a search."""
+    if pattern.flags & re.IGNORECASE:
+        return None
+    try:
+        found = _openings(_parser.parse(pattern.pattern, pattern.flags))
+    except Exception:  # noqa: BLE001 - an unparsable shape only loses the shortcut
+        return None
+    if found is None or any(len(w) < 2 for w in found[0]):
+        return None
+    return tuple(sorted(found[0]))
+
+
+_SCREENED = tuple((reason, pattern, _needed_words(pattern)) for reason, pattern in _PATTERNS)
+_NOT_WORD = re.compile(r"[^\w]|_")
 _SQUASHED = re.compile(
     r"(?:ignore|disregard|forget|bypass|override)(?:all|any|the|your)*(?:previous|prior|above|earlier|system)"
     r"(?:instructions?|rules|prompts?|guidelines)|revealyoursystemprompt|youarenowdan"
@@ -149,12 +215,14 @@ _SQUASHED = re.compile(
 def injection_reasons(text: str) -> tuple[str, ...]:
     """The kinds of injection found in ``text`` ('override', 'role', 'template', 'fraud', ...), each once."""
     found: list[str] = []
-    squashed = re.sub(r"[^\w]|_", "", normalise(text).translate(_HOMOGLYPHS).translate(_LEET_I))
+    base = normalise(text)
+    squashed = _NOT_WORD.sub("", base.translate(_HOMOGLYPHS).translate(_LEET_I))
     if _SQUASHED.search(squashed):  # "I g n o r e   p r e v i o u s ..." with the spacing taken out
         found.append("override")
-    for view in views(text):
-        for reason, pattern in _PATTERNS:
-            if reason not in found and pattern.search(view):
+    for view in _views_of(base):
+        for reason, pattern, words in _SCREENED:
+            if (reason not in found and (words is None or any(map(view.__contains__, words)))
+                    and pattern.search(view)):
                 found.append(reason)
     return tuple(found)
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator
 
 __all__ = ["Redaction", "redact", "redact_value", "redact_id", "redact_episode", "PLACEHOLDERS"]
@@ -414,9 +415,25 @@ def _spans(text: str, wanted: frozenset[str] | None) -> list[Span]:
     return sorted(chosen)
 
 
+#: Strings up to this length have their redaction cached: metadata keys, speaker names, session and
+#: episode ids repeat on every capture (two thirds of the redactions of a chat import).
+_MEMO_MAX_CHARS = 64
+
+
 def redact(text: str, kinds: Iterable[str] | None = None) -> Redaction:
     """Replace PII of the given ``kinds`` (default: all) with typed placeholders."""
     wanted = None if kinds is None else frozenset(kinds)
+    if len(text) <= _MEMO_MAX_CHARS:
+        return _redact_short(text, wanted)
+    return _redact(text, wanted)
+
+
+@lru_cache(maxsize=4096)
+def _redact_short(text: str, wanted: frozenset[str] | None) -> Redaction:
+    return _redact(text, wanted)
+
+
+def _redact(text: str, wanted: frozenset[str] | None) -> Redaction:
     spans = _spans(text, wanted)
     if not spans:
         return Redaction(text=text, kinds=())

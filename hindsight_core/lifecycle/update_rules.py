@@ -356,6 +356,12 @@ _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value chang
              "the value's qualifier changed": 1.5}
 
 
+#: Pair verdicts kept: capture asks about each (older, newer, sim) pair up to three times (candidate
+#: fetch, best slot, decision), and a batch of 64 beliefs meets at most 64 x 16 pairs.
+_PAIR_CACHE = 4096
+
+
+@functools.lru_cache(maxsize=_PAIR_CACHE)
 def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     """``(reason, strength)``: :func:`judge_update`'s reason and how strongly the rules hold it
     (rule weight plus the share of the earlier subject the later text repeats, plus ``sim``, plus
@@ -635,11 +641,17 @@ def _atomic(text: str, reading: Reading) -> bool:
     was great. I'm starting to ...") mixes feelings, news and replies; letting it be replaced by the
     next turn that shares a few words superseded 140 turns of four LoCoMo conversations. An
     exclamation ("Keep it up!", "That must've been breathtaking!") is a reaction, not a state."""
+    return _one_sentence(text) and len(reading.tokens) <= ATOMIC_MAX_WORDS
+
+
+@functools.lru_cache(maxsize=_PAIR_CACHE)
+def _one_sentence(text: str) -> bool:
+    """One sentence, not an exclamation: the part of :func:`_atomic` that needs no reading."""
     text = text.strip()
-    return (len(_SENTENCE_END.split(text)) == 1 and not text.endswith("!")
-            and len(reading.tokens) <= ATOMIC_MAX_WORDS)
+    return len(_SENTENCE_END.split(text)) == 1 and not text.endswith("!")
 
 
+@functools.lru_cache(maxsize=_PAIR_CACHE)  # asked for both texts of every pair capture compares
 def _content_of(text: str) -> str:
     """What a turn states: the quoted words of reported speech, without an opening address."""
     said = _REPORTED.match(text)
@@ -649,16 +661,19 @@ def _content_of(text: str) -> str:
 
 def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     older, newer = _content_of(older), _content_of(newer)
-    if older.rstrip().endswith("?") or denies(newer):
+    if older.rstrip().endswith("?") or not _one_sentence(older):
+        return None, 0.0  # (before the reading below, which costs more than all the rest of a stop)
+    o = read(older)
+    if not _atomic(older, o):  # checked first: on chat, three in four pairs stop here
+        return None, 0.0  # a multi-sentence turn or a long story is not one belief with one value
+    if denies(newer):
         return None, 0.0
     part = assertive_part(newer, relations(older))
     cue = update_cue(part)
     part = without_effective_time(part)  # "as of Monday" says when, not what
     if not part.strip():
         return None, 0.0
-    o, n = read(older), read(part)
-    if not _atomic(older, o):
-        return None, 0.0  # a multi-sentence turn or a long story is not one belief with one value
+    n = read(part)
     if _other_id(o, n) or _parallel(o, n):
         return None, 0.0  # one template, two subjects: the word-by-word rules decide
     role = _role_change(older, part, o)
