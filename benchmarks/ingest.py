@@ -49,7 +49,7 @@ DEFAULT_OUT = Path(__file__).resolve().parent / ".cache" / "ingest.json"
 #: has is skipped (and listed under ``not_instrumented``), so the benchmark survives refactors.
 STAGES: dict[str, tuple[tuple[str, str], ...]] = {
     "embedding": (),  # timed by the embedder wrapper
-    "validation": (("hindsight_core.bank", "prepare"), ("hindsight_core.bank", "check_evidence")),
+    "validation": (("hindsight_core._write", "prepare"), ("hindsight_core._write", "check_evidence")),
     "pii": (("hindsight_core._capture", "redact"), ("hindsight_core._capture", "redact_value"),
             ("hindsight_core._capture", "redact_id")),
     "injection": (("hindsight_core._capture", "looks_like_instruction"),),
@@ -58,9 +58,9 @@ STAGES: dict[str, tuple[tuple[str, str], ...]] = {
     "gate": (("hindsight_core._capture", "score_text"),),
     "context_windows": (("hindsight_core._capture", "window_texts"),),
     "neighbour_search": (("hindsight_core.storage.live_index", "LiveIndex.dense_search_many"),),
-    "dedup": (("hindsight_core.bank", "MemoryBank._find_duplicate"), ("hindsight_core.bank", "corroborate"),
-              ("hindsight_core.bank", "MemoryBank._absorb")),
-    "belief_candidates": (("hindsight_core.bank", "supersede_on_capture"),),
+    "dedup": (("hindsight_core._write", "_find_duplicate"), ("hindsight_core._write", "corroborate"),
+              ("hindsight_core._write", "absorb")),
+    "belief_candidates": (("hindsight_core._write", "supersede_on_capture"),),
     "chroma_write": (("hindsight_core.storage.chroma_store", "ChromaStore.upsert"),
                      ("hindsight_core.storage.chroma_store", "ChromaStore.update_metadata"),
                      ("hindsight_core.storage.chroma_store", "ChromaStore.get"),
@@ -68,7 +68,7 @@ STAGES: dict[str, tuple[tuple[str, str], ...]] = {
     "indexing": (("hindsight_core.storage.live_index", "LiveIndex.add"),
                  ("hindsight_core.storage.live_index", "LiveIndex.replace")),
     "lock_and_catch_up": (("hindsight_core.storage.live_index", "LiveIndex.catch_up"),),
-    "after_capture": (("hindsight_core.bank", "after_capture"),),
+    "after_capture": (("hindsight_core._lifecycle_ops", "after_capture"),),
 }
 
 

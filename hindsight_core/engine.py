@@ -186,7 +186,7 @@ class MemoryEngine:
             self._host = StoreHost(
                 open_index=lambda bank_id, create: self._live_index(bank_id, create=create),
                 forget_index=self._forget_index,
-                embedder=self.embedder,
+                embedder=lambda: self.embedder,
                 submit=lambda bank_id, key, job, block_s: self._queue(bank_id).submit(
                     key, job, **({} if block_s is None else {"block_s": block_s})),
                 llm=lambda: self.llm,

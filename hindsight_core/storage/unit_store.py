@@ -65,7 +65,7 @@ class StoreHost:
             one for a bank that does not exist unless ``create``).
         forget_index: ``(bank_id, index)``: drop a stale index (None: whatever is loaded) so the next
             call loads the bank again.
-        embedder: The engine's :class:`~hindsight_core.embeddings.Embedder`.
+        embedder: ``() -> Embedder``: the engine's current :class:`~hindsight_core.embeddings.Embedder`.
         submit: ``(bank_id, key, job, block_s)``: run ``job`` in the bank's background queue.
         llm: ``() -> chat model or None``: the engine's current chat model (settable later).
         reflector: ``() -> Reflector``: the engine's current reflector.
@@ -76,7 +76,7 @@ class StoreHost:
 
     open_index: Callable[[str, bool], LiveIndex]
     forget_index: Callable[[str, "LiveIndex | None"], None]
-    embedder: Any
+    embedder: Callable[[], Any]
     submit: Callable[[str, str, Callable[[], object], "float | None"], None]
     llm: Callable[[], Any]
     reflector: Callable[[], Any]
@@ -109,7 +109,7 @@ class UnitStore:
     @property
     def embedder(self) -> Any:
         """The engine's embedder (services embed goals and digests with it)."""
-        return self._host.embedder
+        return self._host.embedder()
 
     @property
     def llm(self) -> Any:
