@@ -50,6 +50,7 @@ from hindsight_core.lifecycle.beliefs import asks_history, supersede_on_capture
 from hindsight_core.lifecycle.forgetting import scrub
 from hindsight_core.retrieval.context import CONTEXT_KEY, encode_vector
 from hindsight_core.retrieval.pipeline import retrieve
+from hindsight_core.retrieval.topic import speaker_names, topic_query
 from hindsight_core.retrieval.types import RetrievalRequest
 from hindsight_core.storage.codec import from_record, to_indexed, to_record
 
@@ -555,11 +556,17 @@ class MemoryBank:
         excluded = frozenset(check_ids(exclude_ids))
         searchable = (kind_set or frozenset(k.value for k in MemoryKind)) - {MemoryKind.DIRECTIVE.value}
 
-        vector = self._engine.embedder.embed([query])[0]
         index = self._current()  # what other processes changed since this bank was loaded
+        topic = None
+        if cfg.topic_weight:  # the query without the speakers it names, embedded in the same call
+            with index.lock.read():
+                topic = topic_query(query, speaker_names(index.units))
+        vectors = self._engine.embedder.embed([query] if topic is None else [query, topic])
+        vector = vectors[0]
         request = RetrievalRequest(query=query, vector=vector, as_of=now.timestamp(),
                                    k=min(k + len(excluded) + OVER_FETCH, 1000),
-                                   statuses=frozenset(statuses), kinds=searchable, session_id=session_id)
+                                   statuses=frozenset(statuses), kinds=searchable, session_id=session_id,
+                                   topic_vector=None if topic is None else vectors[1])
         waited = time.perf_counter()
         with index.lock.read():  # shared: recalls never wait for each other, nor for a capture's embedding
             waited = time.perf_counter() - waited

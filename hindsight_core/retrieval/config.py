@@ -29,6 +29,8 @@ class RecallConfig(BaseModel):
     dense_weight: float = Field(1.0, ge=0.0, description="Weight of the cosine similarity.")
     context_weight: float = Field(0.0, ge=0.0, description="Weight of the cosine with the unit read in context (after the unit before it).")
     context_next_weight: float = Field(0.0, ge=0.0, description="Weight of the cosine with the next unit's context window (this unit followed by the next).")
+    topic_weight: float = Field(0.6, ge=0.0, description="Weight of the cosine with the query embedded without the names of the "
+                                "bank's speakers it contains (0 skips the second query embedding).")
     keyword_weight: float = Field(0.6, ge=0.0, description="Weight of the unit's BM25 score.")
     session_weight: float = Field(0.45, ge=0.0, description="Weight of the BM25 score of the unit's session as a whole.")
     feedback_weight: float = Field(0.0, ge=0.0, description="Weight of keyword pseudo-relevance feedback from the first-stage best units.")
