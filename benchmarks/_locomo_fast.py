@@ -21,9 +21,12 @@ from hindsight_core.lifecycle.timeparse import resolve_time_refs
 from hindsight_core.retrieval.config import RecallConfig
 from hindsight_core.retrieval.memory_index import InMemoryBankIndex
 from hindsight_core.retrieval.pipeline import retrieve
+from hindsight_core.retrieval.topic import topic_query
 from hindsight_core.retrieval.types import IndexedUnit, RetrievalRequest
 
 CACHE = Path(__file__).resolve().parent / ".cache"
+#: (conversation, question) -> the question's topic vector (without the speakers it names), or None.
+TOPICS: dict[tuple[int, str], np.ndarray | None] = {}
 
 
 def embed_cached(texts: list[str], tag: str) -> np.ndarray:
@@ -78,6 +81,12 @@ def load(split: str = "dev", convs_spec: str = "0-9"):
         off += n
     qtexts = [q.question for c, *_ in data for q in c.questions]
     qv = embed_cached(qtexts, "questions")
+    keys = [(c.index, q.question) for c, *_ in data for q in c.questions]
+    topics = [topic_query(q.question, {s.lower() for s in c.speakers}) for c, *_ in data for q in c.questions]
+    named = [t for t in topics if t is not None]
+    vectors = iter(embed_cached(named, "topics")) if named else iter(())
+    TOPICS.clear()
+    TOPICS.update((key, None if t is None else next(vectors)) for key, t in zip(keys, topics))
     return data, qv
 
 
@@ -108,7 +117,8 @@ def summarise(rows, ks):
 
 def engine_system(cfg: RecallConfig):
     def run(idx, q, vec, conv):
-        req = RetrievalRequest(q.question, vec, conv.as_of.timestamp(), 25, frozenset({"active"}))
+        topic = TOPICS.get((conv.index, q.question)) if cfg.topic_weight else None
+        req = RetrievalRequest(q.question, vec, conv.as_of.timestamp(), 25, frozenset({"active"}), topic_vector=topic)
         cands, _ = retrieve(req, idx, cfg)
         return [c.id for c in cands]
     return run

@@ -17,6 +17,7 @@ from hindsight_core._render import estimate_tokens
 from hindsight_core.config import BankConfig, RecallConfig
 from hindsight_core.models import ChannelHit, RecallHit, RecallResult
 from hindsight_core.retrieval.pipeline import retrieve
+from hindsight_core.retrieval.topic import speaker_names, topic_query
 from hindsight_core.retrieval.types import RetrievalRequest
 from hindsight_core.storage.unit_store import UnitStore
 
@@ -33,10 +34,15 @@ def recall(store: UnitStore, config: BankConfig, cfg: RecallConfig, *, query: st
     """One recall with validated arguments (see :meth:`MemoryBank.recall` for their meaning);
     ``started`` is the ``perf_counter()`` the caller's timing starts from (default: now)."""
     started = time.perf_counter() if started is None else started
-    vector = store.embedder.embed([query])[0]  # no lock held
-    request = RetrievalRequest(query=query, vector=vector, as_of=now.timestamp(),
+    topic = None
+    if cfg.topic_weight:  # the query without the bank's speakers it names, embedded in the same call
+        with store.read() as index:
+            topic = topic_query(query, speaker_names(index.units))
+    vectors = store.embedder.embed([query] if topic is None else [query, topic])  # no lock held
+    request = RetrievalRequest(query=query, vector=vectors[0], as_of=now.timestamp(),
                                k=min(k + len(excluded) + OVER_FETCH, 1000),
-                               statuses=statuses, kinds=kinds, session_id=session_id)
+                               statuses=statuses, kinds=kinds, session_id=session_id,
+                               topic_vector=None if topic is None else vectors[1])
     waited = time.perf_counter()
     with store.read() as index:  # shared: recalls never wait for each other, nor for a capture's embedding
         waited = time.perf_counter() - waited

@@ -29,6 +29,8 @@ class RecallConfig(BaseModel):
     dense_weight: float = Field(1.0, ge=0.0, description="Weight of the cosine similarity.")
     context_weight: float = Field(0.0, ge=0.0, description="Weight of the cosine with the unit read in context (after the unit before it).")
     context_next_weight: float = Field(0.0, ge=0.0, description="Weight of the cosine with the next unit's context window (this unit followed by the next).")
+    topic_weight: float = Field(1.0, ge=0.0, description="Weight of the cosine with the query embedded without the names of the "
+                                "bank's speakers it contains (0 skips the second query embedding).")
     keyword_weight: float = Field(0.6, ge=0.0, description="Weight of the unit's BM25 score.")
     session_weight: float = Field(0.45, ge=0.0, description="Weight of the BM25 score of the unit's session as a whole.")
     feedback_weight: float = Field(0.0, ge=0.0, description="Weight of keyword pseudo-relevance feedback from the first-stage best units.")
@@ -36,7 +38,8 @@ class RecallConfig(BaseModel):
     feedback_terms: int = Field(10, ge=1, description="Expansion terms taken from the feedback units.")
     feedback_query_weight: float = Field(0.5, ge=0.0, le=1.0, description="Share of the original query terms in the expanded query.")
     session_top: int = Field(5, ge=1, description="Sessions scored by the session channel.")
-    speaker_weight: float = Field(0.45, ge=0.0, description="Weight of 'the query names this unit's speaker'.")
+    speaker_weight: float = Field(0.9, ge=0.0, description="Weight of 'the query names this unit's speaker' "
+                                  "(it carries the person the topic vector leaves out).")
     temporal_weight: float = Field(1.0, ge=0.0, description="Weight of 'the unit's time is in the query's window'.")
     temporal_slack_days: float = Field(2.0, gt=0.0, description="Days over which the temporal score decays outside the window.")
     current_phrase_weight: float = Field(

@@ -2,7 +2,8 @@
 
 1. Over-fetch candidates from the dense and keyword channels (plus the temporal channel when the
    query names a time window), add each candidate's session neighbours, and score the pool
-   (:class:`~hindsight_core.retrieval.scoring.PoolScorer`): exact cosine, BM25 of the unit and of
+   (:class:`~hindsight_core.retrieval.scoring.PoolScorer`): exact cosine with the query and with
+   its topic (the query without the speakers it names, :mod:`~hindsight_core.retrieval.topic`), BM25 of the unit and of
    its whole session, "the query names this unit's speaker", closeness to the query's window,
    all standardised and weighted, then each unit inherits a share of its neighbours' scores.
 2. The best first-stage units seed the graph channel (spreading activation from the query's
@@ -100,8 +101,9 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
     q_entities = graph.match_entities(req.query, extract_entities(req.query))
     lap("entities")
 
+    topic = None if req.topic_vector is None else np.asarray(req.topic_vector, dtype=np.float32).reshape(-1)
     scorer = PoolScorer(index, cfg, qvec, dict(ranked["keyword"]), window, sessions,
-                        frozenset(q_entities))
+                        frozenset(q_entities), topic)
 
     def with_neighbours(ids: list[str]) -> list[str]:
         out = dict.fromkeys(ids)

@@ -1,6 +1,6 @@
 """Feature scoring of a candidate pool: weighted z-scores plus score propagation along sessions.
 
-Each candidate gets a row of raw features (cosine, BM25, its session's BM25, whether the query
+Each candidate gets a row of raw features (cosine with the query and with its topic, BM25, its session's BM25, whether the query
 names its speaker, closeness to the query's time window, and extra columns such as the graph
 activation). Columns are standardised over the pool and summed with
 their weights; then each unit inherits a share of its previous and next unit's score, because in a
@@ -32,6 +32,7 @@ class PoolScorer:
     window: tuple[float, float] | None
     sessions: Mapping[str, float]
     named: frozenset[str]
+    topic: np.ndarray | None = None  # the query's topic vector (retrieval/topic.py), when it named a speaker
     _cos: dict[str, float] = field(default_factory=dict)
     _ctx: dict[str, float] = field(default_factory=dict)
 
@@ -40,6 +41,11 @@ class PoolScorer:
         if new:
             self._cos.update(zip(new, (self.index.vectors(new) @ self.qvec).tolist()))
         return np.fromiter((self._cos[i] for i in ids), dtype=np.float64, count=len(ids))
+
+    def topic_cosines(self, ids: list[str]) -> np.ndarray:
+        """Cosine of the query's topic vector with each unit (computed per call: pools are small)."""
+        assert self.topic is not None
+        return (self.index.vectors(ids) @ self.topic).astype(np.float64)
 
     def context_cosines(self, ids: list[str]) -> np.ndarray:
         """Cosine of the query with each unit's context-window embedding."""
@@ -78,6 +84,9 @@ class PoolScorer:
         cos = self.cosines(ids)
         cols = [cos]
         weights = [cfg.dense_weight]
+        if cfg.topic_weight and self.topic is not None:
+            cols.append(self.topic_cosines(ids))
+            weights.append(cfg.topic_weight)
         if cfg.keyword_weight:
             cols.append(np.fromiter((self.keyword.get(i, 0.0) for i in ids), dtype=np.float64, count=len(ids)))
             weights.append(cfg.keyword_weight)

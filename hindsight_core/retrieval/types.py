@@ -75,6 +75,7 @@ class RetrievalRequest:
     statuses: frozenset[str]  # which statuses may be returned
     kinds: frozenset[str] | None = None  # None: every kind
     session_id: str | None = None  # optional restriction to one session
+    topic_vector: np.ndarray | None = None  # the query embedded without the speakers it names (retrieval/topic.py)
 
 
 @dataclass(slots=True)
