@@ -640,6 +640,20 @@ def _atomic(text: str, reading: Reading) -> bool:
             and len(reading.tokens) <= ATOMIC_MAX_WORDS)
 
 
+#: A reply that opens by greeting or thanking someone ("Thanks, Jon! Appreciate your support.") is
+#: a dialogue act, and an event placed in the past ("I went to a support group yesterday") stays
+#: true whatever comes later: neither is a state a later statement replaces.
+_DIALOGUE_ACT = re.compile(r"^\s*(hey|hi|hello|thanks|thank you|thx|congrats|congratulations|bye|wow|aw+)\b", re.I)
+_PAST_EVENT = re.compile(r"\b(yesterday|last (night|week|weekend|month|year|time)|\d+ (days?|weeks?|months?|years?) ago|"
+                         r"(a|an|one|two|few|couple of) (days?|weeks?|months?|years?) ago|the other day|this morning|"
+                         r"earlier today)\b", re.I)
+
+
+def _episode(text: str) -> bool:
+    """A dialogue act or a dated past event (see :data:`_DIALOGUE_ACT`), not a belief to update."""
+    return bool(_DIALOGUE_ACT.match(text) or _PAST_EVENT.search(text))
+
+
 def _content_of(text: str) -> str:
     """What a turn states: the quoted words of reported speech, without an opening address."""
     said = _REPORTED.match(text)
@@ -648,17 +662,52 @@ def _content_of(text: str) -> str:
 
 
 def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
+    said = _REPORTED.match(older)
+    if _episode(said.group("said") if said else older):
+        return None, 0.0
     older, newer = _content_of(older), _content_of(newer)
     if older.rstrip().endswith("?") or denies(newer):
         return None, 0.0
-    part = assertive_part(newer, relations(older))
-    cue = update_cue(part)
+    if not _atomic(older, read(older)):
+        return None, 0.0  # a multi-sentence turn, a long story or a dated event is not one belief with one value
+    stated = assertive_part(newer, relations(older))
+    cue = update_cue(stated)
+    sentences = _sentences(stated)
+    if len(sentences) == 1 or is_tool_record(newer):
+        return _judge_part(older, newer, stated, cue, sim)
+    # An update states the key and the new value in one sentence ("...Office hours are moving to
+    # Monday 3-4pm..."); words gathered across the sentences of a chat turn are not one statement.
+    # The cue may sit in another sentence ("Sorry, my mistake. It's Thursday.").
+    best: tuple[str | None, float] = (None, 0.0)
+    for sentence in sentences:
+        reason, coverage = _judge_part(older, newer, sentence, update_cue(sentence) or cue, sim)
+        if reason is not None and (best[0] is None or _STRENGTH.get(reason, 0.0) + coverage
+                                   > _STRENGTH.get(best[0], 0.0) + best[1]):
+            best = (reason, coverage)
+    return best
+
+
+#: A sentence with fewer content words than this ("new PR!", "Crazy week.") belongs to its neighbour.
+_SENTENCE_MIN_WORDS = 3
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of ``text``, a very short one joined to the one before it (or after it, first)."""
+    out: list[str] = []
+    for sentence in _SENTENCE_END.split(text.strip()):
+        if out and (len(content(sentence)) < _SENTENCE_MIN_WORDS or len(content(out[-1])) < _SENTENCE_MIN_WORDS):
+            out[-1] = f"{out[-1]} {sentence}"
+        else:
+            out.append(sentence)
+    return out
+
+
+def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) -> tuple[str | None, float]:
+    """:func:`_judge` on one stated part of ``newer`` (its look-alike clauses set aside)."""
     part = without_effective_time(part)  # "as of Monday" says when, not what
     if not part.strip():
         return None, 0.0
     o, n = read(older), read(part)
-    if not _atomic(older, o):
-        return None, 0.0  # a multi-sentence turn or a long story is not one belief with one value
     if _other_id(o, n) or _parallel(o, n):
         return None, 0.0  # one template, two subjects: the word-by-word rules decide
     role = _role_change(older, part, o)

@@ -182,3 +182,21 @@ def test_inherit_hands_the_stale_score_to_the_successor():
     out = inherit(fused, {"old": "new"})
     assert [uid for uid, _ in out] == ["new", "other"] and out[0][1] > 2.0
     assert inherit(fused, {}) == fused
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("Thanks, Priya! Appreciate the help.", "Thanks, Priya! Really appreciate your patience today."),
+    ("Hey Sam! The hike was great.", "The hike was exhausting, honestly."),
+    ("I went to a pottery class yesterday and loved it.", "Now I'm going to a painting class instead."),
+    ("We visited the aquarium two weeks ago.", "We visited the zoo now that the aquarium is shut."),
+])
+def test_dialogue_acts_and_dated_events_are_not_beliefs_to_update(older, newer):
+    assert judge_update(older, newer, 0.6) is None
+
+
+def test_a_chat_turn_must_state_the_key_and_the_value_in_one_sentence():
+    older = "The lab meeting is on Wednesday."
+    scattered = "Busy week for the lab, lots going on. Anyway, I switched the gym session to Friday. Such a relief."
+    together = "Busy week for the lab. The lab meeting moved to Friday though. Such a relief."
+    assert judge_update(older, scattered, 0.5) is None
+    assert judge_update(older, together, 0.5) is not None
