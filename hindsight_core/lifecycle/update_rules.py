@@ -90,10 +90,12 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
     m = _VERB.search(text)
     if m is not None and _BEFORE_COPULA.match(text, m.end()):  # "expense *reports* are due": a plural noun
         m = _VERB.search(text, m.end()) or m
+    if m is not None and m.group(0).lower() in _COPULA:  # "reports are *due*", "the office is *based* in"
+        m = _PARTICIPLE.match(text, m.end()) or m
     if m is None:
         toks = content(text)
         return toks[:2], None, toks[2:]
-    verb = m.group(0).lower()
+    verb = m.group(m.lastindex or 0).lower()
     verb_words = content(verb)
     head_text = _PREP.split(text[: m.start()], maxsplit=1)[0]  # "manager" in "our manager at the bank"
     subject = content(head_text) + tuple(w for w in content(text[: m.start()]) if w not in content(head_text))
@@ -101,6 +103,9 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
             content(text[m.end():]))
 
 
+#: A participle after a copula names the attribute ("is due", "are based in", "is pinned to").
+_PARTICIPLE = re.compile(r"\s+(?:now\s+|still\s+|currently\s+)?(due|located|based|scheduled|set|booked|held|hosted|"
+                         r"stored|kept|pinned)\b", re.I)
 _PREP = re.compile(r"\s(?:at|in|of|for|on|to|from|with|by)\s", re.I)
 _BEFORE_COPULA = re.compile(r"\s+(are|is|were|was|have|has)\b", re.I)
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve".split())
@@ -162,7 +167,7 @@ def _value_removed(value: tuple[str, ...], newer: str, n: Reading, key: tuple[st
 
 
 #: Words before an earlier value that say it went ("no longer X", "off Jira", "from 40k", "dropping Venice").
-_GONE_BEFORE = re.compile(r"(no|not|never|longer|off|from|left|leaving|quit|gave|cancel\w*|kill\w*|pull\w*|"
+_GONE_BEFORE = re.compile(r"(no|not|never|longer|off|from|left|leaving|quit|gave|cancel\w*|kill\w*|pull\w*|stopp?\w*|"
                           r"dropp?\w*|instead|out|retired|replac\w*|swap\w*|ditch\w*|\w+n't|without|ex|former)",
                           re.I)
 #: Words after it that say so ("Jenkins anymore", "Reno is closed", "Tomas is moving", "X → Y").
@@ -205,6 +210,9 @@ def _swapped(o: Reading, n: Reading) -> bool:
         and not same_word(n.tokens[0], first)
 
 
+_ADJUNCT_PREP = frozenset({"for", "of", "with", "about", "from"})
+
+
 def _flipped(older: str, newer: str) -> bool:
     """The earlier text's first word comes before its second in the earlier text and after it in the
     later one ("Nadia's manager is Hana" / "Bruno's manager is now Nadia")."""
@@ -213,7 +221,8 @@ def _flipped(older: str, newer: str) -> bool:
     if len(o_content) < 2:
         return False
     first, second = o_content[0], o_content[1]
-    at_first = [j for j, t in enumerate(n_words) if same_word(t, first)]
+    at_first = [j for j, t in enumerate(n_words) if same_word(t, first)  # "the raw diet *for Luna*": an adjunct
+                and not (j and n_words[j - 1] in _ADJUNCT_PREP)]
     at_second = [j for j, t in enumerate(n_words) if same_word(t, second)]
     return bool(at_first and at_second) and min(at_first) > min(at_second)
 
@@ -252,9 +261,16 @@ def _new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
     o_nums = {t for t in value if _number_like(t)}
     n_new = [t for t in n.tokens if not _present(t, o) and t not in _NOT_VALUE]
     if o_nums:
-        return any(_number_like(t) for t in n_new) or bool(n.slots & o.slots & {"day", "status"}
-                                                            and any(not _number_like(t) for t in n_new))
+        named = any(v in o.names for v in value) and any(t in n.names for t in n_new)  # "Fira Code 14pt" -> a new font
+        return named or any(_number_like(t) for t in n_new) or bool(n.slots & o.slots & {"day", "status"}
+                                                                     and any(not _number_like(t) for t in n_new))
+    if o.slots & _WHEN and n.slots & _WHEN and any(_number_like(t) for t in n_new):
+        return True  # "the first Friday" -> "by the 10th": a date for a day
     return any(not _number_like(t) or _is_id(t) for t in n_new)
+
+
+#: Slots of a point in time, whose values stand in for each other (a day, a date, a clock time).
+_WHEN = frozenset({"time", "day", "date"})
 
 
 #: Slots whose values are numbers of one kind: a count for a count, a sum for a sum.
@@ -268,6 +284,14 @@ def _magnitude(tok: str) -> float | None:
         return float(tok)
     except ValueError:
         return None
+
+
+def _one_number_per_slot(value: tuple[str, ...], o: Reading, n: Reading) -> bool:
+    """The earlier value is a number or time ("I like my digest at 7am") and the later text states
+    another of its kind: one thing liked holds one such value at a time, unlike the things liked."""
+    old = {v for v in value if _number_like(v)}
+    new = [t for t in n.tokens if _number_like(t) and not _present(t, o)]
+    return bool(old and new and not any(_present(v, n) for v in old) and _same_number_kind(old, new, o, n))
 
 
 def _same_number_kind(old: set[str], new: list[str], o: Reading, n: Reading) -> bool:
@@ -294,6 +318,11 @@ def _stem_word(w: str) -> str:
     return toks[0] if toks else w
 
 
+#: Nouns that name an attribute, not a subject: "the grant *deadline*" for "the grant application is due".
+_ATTRIBUTE_NOUNS = frozenset("""deadline date time day price cost budget rate fee address location port version name title
+role status schedule slot size count number limit amount""".split())
+
+
 def _substituted(older: str, newer: str, missing: set[str], value: tuple[str, ...] = ()) -> bool:
     """A subject word of the earlier text is replaced by another word right before the same next
     word: "the *data* team's budget" / "*ML* team's budget", "*Priya* leads" / "*Hiroshi* now leads"."""
@@ -314,16 +343,21 @@ def _substituted(older: str, newer: str, missing: set[str], value: tuple[str, ..
             while k >= 0 and (n_words[k] in _NOT_VALUE or update_cue(n_words[k])):
                 k -= 1
             prev = n_words[k] if k >= 0 else ""
-            if _stranger(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
-                                             and not update_cue(prev)):  # "Bruno's manager is Farah" / "Farah's manager"
+            if _new_subject_word(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
+                                                    and not update_cue(prev)):  # "Bruno's manager" / "Farah's manager"
                 return True
         before = next((t for t in reversed(o_words[:i]) if t not in STOP and any(same_word(t, x) for x in n_words)),
                       None)  # "project *Nimbus*" / "project *Heron*"
         if before is not None and o_words.index(before) == i - 1:
             for j, t in enumerate(n_words[:-1]):
-                if same_word(t, before) and _stranger(n_words[j + 1], o_words):
+                if same_word(t, before) and _new_subject_word(n_words[j + 1], o_words):
                     return True
     return False
+
+
+def _new_subject_word(word: str, o_words: list[str]) -> bool:
+    """A stranger (:func:`_stranger`) that is no attribute noun: it names another subject."""
+    return _stranger(word, o_words) and word not in _ATTRIBUTE_NOUNS
 
 
 def _stranger(word: str, o_words: list[str]) -> bool:
@@ -736,7 +770,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
         return None, 0.0
     new_value = _new_value(o, n, value)
     shared_slot = bool(o.slots & n.slots - _WEAK_SLOTS)
-    if _MULTI.search(older) and removed != "named" and not _REPLACE_CUE.search(part) and cue != "correction":
+    if (_MULTI.search(older) and removed != "named" and not _REPLACE_CUE.search(part) and cue != "correction"
+            and not (_one_number_per_slot(value, o, n) and not is_addition(part))):
         return None, 0.0  # "Alice likes tea" / "Alice likes coffee": both can hold
     tool = bool(_TOOL_RECORD.search(newer))
     nouns = [w for w in subject if not _number_like(w) and w not in _NOT_VALUE]
@@ -759,7 +794,9 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
         return "earlier value named as changed", coverage
     if not new_value:
         return None, 0.0
-    if head_ok and attr_ok and (shared_slot or tool or (cue and sim >= CLOSE_SIM)):
+    # "my editor font" repeated in full in a long message, with a value of the same kind
+    whole_subject = len(nouns) >= 2 and not missing and bool(o.slots & n.slots)
+    if head_ok and attr_ok and (shared_slot or tool or (cue and (sim >= CLOSE_SIM or whole_subject))):
         return "same attribute, value changed", coverage
     o_nums = {v for v in value if _number_like(v)}
     n_nums = [t for t in n.tokens if _number_like(t) and not _present(t, o)]

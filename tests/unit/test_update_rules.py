@@ -200,3 +200,24 @@ def test_a_chat_turn_must_state_the_key_and_the_value_in_one_sentence():
     together = "Busy week for the lab. The lab meeting moved to Friday though. Such a relief."
     assert judge_update(older, scattered, 0.5) is None
     assert judge_update(older, together, 0.5) is not None
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("Max is on a grain-free diet.", "we stopped the grain-free food for Max, he's on salmon kibble now"),
+    ("I like my morning alarm at 6:15.", "move the alarm to 5:45, the new commute is brutal"),
+    ("Quarterly reports are due the first Friday of the month.", "from now on quarterly reports are due by the 10th"),
+    ("The visa application is due June 3.", "the embassy extended the visa deadline to June 20"),
+    ("My terminal font is Hack at 13pt.",
+     "Busy morning. Finally switched my terminal font to Iosevka, Hack felt cramped. Lunch soon."),
+])
+def test_value_changes_in_natural_wording(older, newer):
+    assert judge_update(older, newer, 0.5) is not None
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("The billing migration is in staging.", "Marta handed the billing migration to Tobias, she's off next month"),
+    ("The visa application is due June 3.", "the passport application is due June 20"),
+    ("I like my morning alarm at 6:15.", "I also like a second alarm at 6:30"),
+])
+def test_another_attribute_or_subject_in_natural_wording(older, newer):
+    assert judge_update(older, newer, 0.5) is None
