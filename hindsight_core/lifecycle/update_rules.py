@@ -523,7 +523,7 @@ def _tool_field_changed(older: str, newer: str, o: Reading) -> bool:
 _LOCATED = re.compile(r"\b(live[sd]?|living|based|located|sits?|stationed|hosted|held|(is|are|'s|'re) (at|in))\b", re.I)
 #: It went elsewhere: "moved", "relocated", "new place", "move into".
 _MOVED = re.compile(r"\b(moved|moving|move[sd]? (in)?to|relocat\w+|new (place|flat|apartment|house|home|office|address|"
-                    r"venue|location|spot|digs)|now (lives?|based|located)|set up shop)\b", re.I)
+                    r"venue|location|spot|digs|condo|bungalow|cottage|townhouse|studio|loft|villa|shop|premises|hq)|now (lives?|based|located)|set up shop)\b", re.I)
 
 
 def _moved(older: str, part: str, o: Reading, n: Reading) -> bool:
@@ -627,20 +627,28 @@ def _renamed(older: str, part: str, o: Reading, n: Reading) -> bool:
         or bool(o.names & (n.names | set(n.tokens)))  # the old name itself, not "#nimbus-core" for Nimbus
 
 
-def _qualifier_swapped(older: str, part: str, value: tuple[str, ...]) -> bool:
+#: The later text replaces the earlier value outright.
+_FROM_NOW_ON = re.compile(r"\b(from now on|going forward|instead|switch\w*|rather than)\b", re.I)
+
+
+def _qualifier_swapped(older: str, part: str, value: tuple[str, ...], plain: bool = False) -> bool:
     """The earlier value's head word recurs under another capitalised qualifier, a named tier
     ("Silver Medallion" / "hit Gold Medallion", "Standard tier" / "Premium tier"), and the old
-    qualifier is gone ("the back door" for "a red door" is another door, not a new colour)."""
+    qualifier is gone ("the back door" for "a red door" is another door, not a new colour).
+
+    ``plain``: the later text says it replaces or corrects ("window seats from now on", "sorry, I
+    meant the blue one"), so a lower-case qualifier counts too ("aisle seats" / "window seat")."""
     o_caps = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", older)}
     n_caps = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", part)}
     o_words, n_words = _raw_words(older), _raw_words(part)
     for i in range(len(o_words) - 1):
         qual, head = o_words[i], o_words[i + 1]
         if qual in STOP or head in STOP or qual not in value or head not in value or _number_like(qual) \
-                or qual not in o_caps or any(same_word(qual, x) for x in n_words):
+                or (qual not in o_caps and not plain) or any(same_word(qual, x) for x in n_words):
             continue
         for j in range(1, len(n_words)):
-            if same_word(n_words[j], head) and n_words[j - 1] in n_caps and _stranger(n_words[j - 1], o_words):
+            if same_word(n_words[j], head) and (n_words[j - 1] in n_caps or plain) \
+                    and _stranger(n_words[j - 1], o_words):
                 return True
     return False
 
@@ -753,8 +761,9 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
         return "moved to another place", 1.0
     if _renamed(older, part, o, n):
         return "renamed", 1.0
-    if (update_cue(part) and sim >= RELATED_MIN_SIM
-            and _qualifier_swapped(older, part, key_and_value(older)[2])):
+    if (cue and sim >= RELATED_MIN_SIM
+            and _qualifier_swapped(older, part, key_and_value(older)[2],
+                                   plain=cue == "correction" or bool(_FROM_NOW_ON.search(newer)))):
         return "the value's qualifier changed", 1.0
     if _in_other_language(older, part, o, n, sim):
         return "changed, said in another language", 1.0
@@ -764,6 +773,14 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     heads = _heads(subject, verb, value)
     value = tuple(v for v in value if v not in heads)
     removed = _value_removed(value, part, n, tuple(w for w in subject + heads if not _number_like(w)), older)
+    said_heads = [h for h in heads if not subject and h != verb and _present(h, n)]  # "Booked *the Ibis*"
+    if removed != "named" and said_heads and any(_near_removal(c, said_heads, older) for c in split_clauses(part)):
+        removed = "named"  # "cancelled the Ibis": the speaker's own value, named as gone
+    gone_names = [x for x in o.names if _present(x, n) and not _DAY_OR_MONTH.match(x) and not _is_id(x)]
+    if (removed != "named" and gone_names and _REPLACE_CUE.search(part)
+            and any(not _present(x, o) for x in n.names)
+            and any(_near_removal(c, gone_names, older) for c in split_clauses(part))):
+        removed = "named"  # "cancelled the Hilton, ... at Hotel Avenida instead": a named thing replaced
     if removed == "kept" and cue != "correction":
         return None, 0.0  # the earlier value still stands; the text adds or restates
     if is_addition(part) and not any(_number_like(t) for t in n.tokens) and cue != "correction":

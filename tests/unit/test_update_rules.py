@@ -221,3 +221,21 @@ def test_value_changes_in_natural_wording(older, newer):
 ])
 def test_another_attribute_or_subject_in_natural_wording(older, newer):
     assert judge_update(older, newer, 0.5) is None
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("Reserved the Hilton by the airport for Lisbon.", "cancelled the Hilton, got a better rate at Hotel Avenida instead"),
+    ("My sister lives in Bristol.", "spent the weekend at my sister's new cottage in Bath, she adores the garden"),
+    ("I prefer window seats on short hops.", "aisle seats from now on, my knees need the room"),
+])
+def test_the_speakers_own_value_cancelled_moved_or_corrected(older, newer):
+    assert judge_update(older, newer, 0.45) is not None
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("I take the red line to work.", "the blue line is packed this morning"),
+    ("I prefer window seats on short hops.", "my partner prefers aisle seats"),
+    ("My sister lives in Bristol.", "my sister's new cottage is lovely"),
+])
+def test_a_plain_qualifier_or_a_new_home_needs_a_replacement(older, newer):
+    assert judge_update(older, newer, 0.45) is None
