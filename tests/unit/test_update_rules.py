@@ -239,3 +239,21 @@ def test_the_speakers_own_value_cancelled_moved_or_corrected(older, newer):
 ])
 def test_a_plain_qualifier_or_a_new_home_needs_a_replacement(older, newer):
     assert judge_update(older, newer, 0.45) is None
+
+
+@pytest.mark.parametrize("text, cue", [
+    ("oh wait, the vet appointment is on the 9th", "correction"),
+    ("Wait — the offsite is in Porto, not Braga", "correction"),
+    ("no, Friday; I misread the calendar", "correction"),
+    ("wait for the build to finish before merging", None),
+])
+def test_self_corrections_are_cues(text, cue):
+    assert update_cue(text) == cue
+
+
+def test_a_history_subject_is_no_question_about_the_past():
+    from hindsight_core.lifecycle.beliefs import asks_history
+
+    assert not asks_history("When is my history essay due?")
+    assert not asks_history("Which art history module am I taking?")
+    assert asks_history("What is the history of the deploy target?")
