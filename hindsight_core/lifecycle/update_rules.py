@@ -433,6 +433,23 @@ def _people(text: str, r: Reading) -> frozenset[str]:
     return r.names | ({first} if first and first not in STOP and first not in _GENERIC_DUTY else set())
 
 
+_AGENT_SUFFIX = re.compile(r"\w{3,}(er|or|ist|ian|ant)$")
+
+
+def _new_agent(o: Reading, part: str) -> bool:
+    """The later text names a *new* doer of the earlier statement's duty: the agent noun of one of
+    its verbs ("walks" -> "a new dog walker", "teaches" -> "new teacher") or its own agent noun
+    ("my dentist" -> "my new dentist")."""
+    for tok in o.tokens:
+        if _number_like(tok) or len(tok) < 4:
+            continue
+        stem = tok[:-1] if tok.endswith("e") else tok
+        agents = [f"{stem}ers?", f"{stem}ors?"] + ([re.escape(tok) + "s?"] if _AGENT_SUFFIX.fullmatch(tok) else [])
+        if re.search(r"\bnew (\w+ )?(" + "|".join(agents) + r")\b", part, re.I):
+            return True
+    return False
+
+
 def _role_change(older: str, part: str, o: Reading) -> str | None:
     """A duty held by one person passed to another, a title changed, or a job ended; or None.
 
@@ -451,6 +468,9 @@ def _role_change(older: str, part: str, o: Reading) -> str | None:
     if _PROMOTION.search(part) and any(_present(x, n) for x in people) \
             and re.search(r"\b(is|am|'m|are) (a|an|the)\b", older, re.I):
         return "promoted: the title changed"
+    if _new_agent(o, part) and any(not _present(x, o) and x not in people and not _is_id(x) and len(x) > 2
+                                   and not _DAY_OR_MONTH.fullmatch(x) for x in n.names):
+        return "the duty passed to someone else"  # "Jamie walks the dog" / "new dog walker ... it's Corinne"
     if not _ROLE_WORDS.search(older) or not _TRANSFER.search(part):
         return None
     newcomers = [x for x in n.names if not _present(x, o) and x not in people and not _is_id(x) and len(x) > 2]
@@ -536,7 +556,8 @@ def _moved(older: str, part: str, o: Reading, n: Reading) -> bool:
     places = [x for x in read(older[m.end():]).names if not _is_id(x)]
     if not places:
         return False
-    if not any(_at_place(x, part) for x in n.names if not _present(x, o) and not _is_id(x) and len(x) > 2):
+    if not any(_at_place(x, part) for x in n.names  # "moving to Monday" is a time, not a place
+               if not _present(x, o) and not _is_id(x) and len(x) > 2 and not _DAY_OR_MONTH.fullmatch(x)):
         return False
     subject = [w for w in content(older[:m.start()]) if w not in o.names and not _number_like(w)]
     distinct = [w for w in subject if w not in _GENERIC_DUTY]

@@ -257,3 +257,14 @@ def test_a_history_subject_is_no_question_about_the_past():
     assert not asks_history("When is my history essay due?")
     assert not asks_history("Which art history module am I taking?")
     assert asks_history("What is the history of the deploy target?")
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    ("Tomasz teaches the Tuesday piano lesson.", "the new piano teacher is Ines, lovely so far", True),
+    ("Dr Okafor is my dentist.", "registered with a new dentist near work, Dr Lindqvist", True),
+    ("Jamie walks the dog at noon.", "we got a new dog, Biscuit, from the shelter", False),
+    ("The book club meets in the Oak room.", "Book club is moving to Thursday evenings from next month", False),
+    ("The book club meets at 6pm on Tuesdays.", "Book club is moving to Thursday evenings from next month", True),
+])
+def test_a_new_doer_of_a_duty_and_a_move_in_time_not_place(older, newer, updates):
+    assert (judge_update(older, newer, 0.5) is not None) is updates
