@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import re
 
-from hindsight_core.lifecycle.slots import STOP, Reading, content, read, same_word
+from hindsight_core.lifecycle.slots import STOP, Reading, content, read, same_word, slots
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, split_clauses,
                                                   update_cue, without_effective_time)
 
@@ -807,7 +807,10 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     if is_addition(part) and not any(_number_like(t) for t in n.tokens) and cue != "correction":
         return None, 0.0
     new_value = _new_value(o, n, value)
-    shared_slot = bool(o.slots & n.slots - _WEAK_SLOTS)
+    # the slots of what is said about the subject: "office hours" names no location of its own
+    o_said = slots(" ".join(([verb] if verb else []) + list(key_and_value(older)[2])))
+    n_said = slots(" ".join(t for t in n.tokens if not any(same_word(t, w) for w in subject)))
+    shared_slot = bool(o_said & n_said - _WEAK_SLOTS)
     if (_MULTI.search(older) and removed != "named" and not _REPLACE_CUE.search(part) and cue != "correction"
             and not (_one_number_per_slot(value, o, n) and not is_addition(part))):
         return None, 0.0  # "Alice likes tea" / "Alice likes coffee": both can hold

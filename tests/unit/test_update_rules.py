@@ -268,3 +268,9 @@ def test_a_history_subject_is_no_question_about_the_past():
 ])
 def test_a_new_doer_of_a_duty_and_a_move_in_time_not_place(older, newer, updates):
     assert (judge_update(older, newer, 0.5) is not None) is updates
+
+
+def test_a_subject_word_names_no_slot_of_the_value():
+    message = "Quick recap. The design review is moving to Friday 2-3pm, the projector broke. See you there."
+    assert judge_update("The design review is held in the Cedar room.", message, 0.5) is None
+    assert judge_update("The design review is on Wednesday 10-11am.", message, 0.5) is not None
