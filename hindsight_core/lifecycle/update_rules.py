@@ -261,7 +261,8 @@ def _new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
     o_nums = {t for t in value if _number_like(t)}
     n_new = [t for t in n.tokens if not _present(t, o) and t not in _NOT_VALUE]
     if o_nums:
-        named = any(v in o.names for v in value) and any(t in n.names for t in n_new)  # "Fira Code 14pt" -> a new font
+        named = (any(v in o.names and not _number_like(v) for v in value)  # "Fira Code 14pt" -> a new font
+                 and any(t in n.names and not _number_like(t) for t in n_new))
         return named or any(_number_like(t) for t in n_new) or bool(n.slots & o.slots & {"day", "status"}
                                                                      and any(not _number_like(t) for t in n_new))
     if o.slots & _WHEN and n.slots & _WHEN and any(_number_like(t) for t in n_new):
@@ -836,7 +837,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     if not new_value:
         return None, 0.0
     # "my editor font" repeated in full in a long message, with a value of the same kind
-    whole_subject = len(nouns) >= 2 and not missing and bool(o.slots & n.slots)
+    whole_subject = ((verb is None or _present(verb, n)) and len(nouns) >= 2 and not missing
+                     and bool(o.slots & n.slots))
     if head_ok and attr_ok and (shared_slot or tool or (cue and (sim >= CLOSE_SIM or whole_subject))):
         return "same attribute, value changed", coverage
     o_nums = {v for v in value if _number_like(v)}

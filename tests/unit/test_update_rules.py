@@ -274,3 +274,8 @@ def test_a_subject_word_names_no_slot_of_the_value():
     message = "Quick recap. The design review is moving to Friday 2-3pm, the projector broke. See you there."
     assert judge_update("The design review is held in the Cedar room.", message, 0.5) is None
     assert judge_update("The design review is on Wednesday 10-11am.", message, 0.5) is not None
+
+
+def test_an_id_in_the_value_is_no_name_a_new_owner_replaces():
+    assert judge_update("The ledger service stores its data in pg-7.", "The ledger service is now owned by Ines.", 0.7) is None
+    assert judge_update("The ledger font is Inter at 12pt.", "switched the ledger font to Lato now", 0.5) is not None
