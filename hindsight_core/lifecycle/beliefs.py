@@ -27,6 +27,8 @@ Example:
     True
     >>> asks_history("What port did billing use before?"), asks_history("Which port does billing use now?")
     (True, False)
+    >>> asks_history("Show me the history of the billing port."), asks_history("When is my history essay due?")
+    (True, False)
 """
 
 from __future__ import annotations
@@ -74,7 +76,8 @@ city office use run host database db timezone language default limit salary rent
 country home employer boss owner maintainer stack framework editor ide""".split())
 _FROM_TO = re.compile(r"\bfrom\s+(.+?)\s+to\s+(.+)$", re.I)
 _HISTORY = re.compile(
-    r"\b(used to|previous(ly)?|formerly|originally|at first|in the past|history|changed from|prior|earlier)\b|"
+    r"\b(used to|previous(ly)?|formerly|originally|at first|in the past|changed from|prior|earlier)\b|"
+    r"\bhistory of\b|\b(the|its|full|change|version|edit) history\b|\bhistory\W*$|"  # not "my history essay"
     r"\b(what|which|where|who|how)\b.*\b(was|were|did|had)\b.*\bbefore\b|\bbefore\b.*\b(change|changed|move|moved|switch)",
     re.I)
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import re
 
-from hindsight_core.lifecycle.slots import STOP, Reading, content, read, same_word
+from hindsight_core.lifecycle.slots import STOP, Reading, content, read, same_word, slots
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, split_clauses,
                                                   update_cue, without_effective_time)
 
@@ -90,10 +90,12 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
     m = _VERB.search(text)
     if m is not None and _BEFORE_COPULA.match(text, m.end()):  # "expense *reports* are due": a plural noun
         m = _VERB.search(text, m.end()) or m
+    if m is not None and m.group(0).lower() in _COPULA:  # "reports are *due*", "the office is *based* in"
+        m = _PARTICIPLE.match(text, m.end()) or m
     if m is None:
         toks = content(text)
         return toks[:2], None, toks[2:]
-    verb = m.group(0).lower()
+    verb = m.group(m.lastindex or 0).lower()
     verb_words = content(verb)
     head_text = _PREP.split(text[: m.start()], maxsplit=1)[0]  # "manager" in "our manager at the bank"
     subject = content(head_text) + tuple(w for w in content(text[: m.start()]) if w not in content(head_text))
@@ -101,6 +103,9 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
             content(text[m.end():]))
 
 
+#: A participle after a copula names the attribute ("is due", "are based in", "is pinned to").
+_PARTICIPLE = re.compile(r"\s+(?:now\s+|still\s+|currently\s+)?(due|located|based|scheduled|set|booked|held|hosted|"
+                         r"stored|kept|pinned)\b", re.I)
 _PREP = re.compile(r"\s(?:at|in|of|for|on|to|from|with|by)\s", re.I)
 _BEFORE_COPULA = re.compile(r"\s+(are|is|were|was|have|has)\b", re.I)
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve".split())
@@ -162,7 +167,7 @@ def _value_removed(value: tuple[str, ...], newer: str, n: Reading, key: tuple[st
 
 
 #: Words before an earlier value that say it went ("no longer X", "off Jira", "from 40k", "dropping Venice").
-_GONE_BEFORE = re.compile(r"(no|not|never|longer|off|from|left|leaving|quit|gave|cancel\w*|kill\w*|pull\w*|"
+_GONE_BEFORE = re.compile(r"(no|not|never|longer|off|from|left|leaving|quit|gave|cancel\w*|kill\w*|pull\w*|stopp?\w*|"
                           r"dropp?\w*|instead|out|retired|replac\w*|swap\w*|ditch\w*|\w+n't|without|ex|former)",
                           re.I)
 #: Words after it that say so ("Jenkins anymore", "Reno is closed", "Tomas is moving", "X → Y").
@@ -205,6 +210,9 @@ def _swapped(o: Reading, n: Reading) -> bool:
         and not same_word(n.tokens[0], first)
 
 
+_ADJUNCT_PREP = frozenset({"for", "of", "with", "about", "from"})
+
+
 def _flipped(older: str, newer: str) -> bool:
     """The earlier text's first word comes before its second in the earlier text and after it in the
     later one ("Nadia's manager is Hana" / "Bruno's manager is now Nadia")."""
@@ -213,7 +221,8 @@ def _flipped(older: str, newer: str) -> bool:
     if len(o_content) < 2:
         return False
     first, second = o_content[0], o_content[1]
-    at_first = [j for j, t in enumerate(n_words) if same_word(t, first)]
+    at_first = [j for j, t in enumerate(n_words) if same_word(t, first)  # "the raw diet *for Luna*": an adjunct
+                and not (j and n_words[j - 1] in _ADJUNCT_PREP)]
     at_second = [j for j, t in enumerate(n_words) if same_word(t, second)]
     return bool(at_first and at_second) and min(at_first) > min(at_second)
 
@@ -252,9 +261,17 @@ def _new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
     o_nums = {t for t in value if _number_like(t)}
     n_new = [t for t in n.tokens if not _present(t, o) and t not in _NOT_VALUE]
     if o_nums:
-        return any(_number_like(t) for t in n_new) or bool(n.slots & o.slots & {"day", "status"}
-                                                            and any(not _number_like(t) for t in n_new))
+        named = (any(v in o.names and not _number_like(v) for v in value)  # "Fira Code 14pt" -> a new font
+                 and any(t in n.names and not _number_like(t) for t in n_new))
+        return named or any(_number_like(t) for t in n_new) or bool(n.slots & o.slots & {"day", "status"}
+                                                                     and any(not _number_like(t) for t in n_new))
+    if o.slots & _WHEN and n.slots & _WHEN and any(_number_like(t) for t in n_new):
+        return True  # "the first Friday" -> "by the 10th": a date for a day
     return any(not _number_like(t) or _is_id(t) for t in n_new)
+
+
+#: Slots of a point in time, whose values stand in for each other (a day, a date, a clock time).
+_WHEN = frozenset({"time", "day", "date"})
 
 
 #: Slots whose values are numbers of one kind: a count for a count, a sum for a sum.
@@ -268,6 +285,14 @@ def _magnitude(tok: str) -> float | None:
         return float(tok)
     except ValueError:
         return None
+
+
+def _one_number_per_slot(value: tuple[str, ...], o: Reading, n: Reading) -> bool:
+    """The earlier value is a number or time ("I like my digest at 7am") and the later text states
+    another of its kind: one thing liked holds one such value at a time, unlike the things liked."""
+    old = {v for v in value if _number_like(v)}
+    new = [t for t in n.tokens if _number_like(t) and not _present(t, o)]
+    return bool(old and new and not any(_present(v, n) for v in old) and _same_number_kind(old, new, o, n))
 
 
 def _same_number_kind(old: set[str], new: list[str], o: Reading, n: Reading) -> bool:
@@ -294,6 +319,11 @@ def _stem_word(w: str) -> str:
     return toks[0] if toks else w
 
 
+#: Nouns that name an attribute, not a subject: "the grant *deadline*" for "the grant application is due".
+_ATTRIBUTE_NOUNS = frozenset("""deadline date time day price cost budget rate fee address location port version name title
+role status schedule slot size count number limit amount""".split())
+
+
 def _substituted(older: str, newer: str, missing: set[str], value: tuple[str, ...] = ()) -> bool:
     """A subject word of the earlier text is replaced by another word right before the same next
     word: "the *data* team's budget" / "*ML* team's budget", "*Priya* leads" / "*Hiroshi* now leads"."""
@@ -314,16 +344,21 @@ def _substituted(older: str, newer: str, missing: set[str], value: tuple[str, ..
             while k >= 0 and (n_words[k] in _NOT_VALUE or update_cue(n_words[k])):
                 k -= 1
             prev = n_words[k] if k >= 0 else ""
-            if _stranger(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
-                                             and not update_cue(prev)):  # "Bruno's manager is Farah" / "Farah's manager"
+            if _new_subject_word(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
+                                                    and not update_cue(prev)):  # "Bruno's manager" / "Farah's manager"
                 return True
         before = next((t for t in reversed(o_words[:i]) if t not in STOP and any(same_word(t, x) for x in n_words)),
                       None)  # "project *Nimbus*" / "project *Heron*"
         if before is not None and o_words.index(before) == i - 1:
             for j, t in enumerate(n_words[:-1]):
-                if same_word(t, before) and _stranger(n_words[j + 1], o_words):
+                if same_word(t, before) and _new_subject_word(n_words[j + 1], o_words):
                     return True
     return False
+
+
+def _new_subject_word(word: str, o_words: list[str]) -> bool:
+    """A stranger (:func:`_stranger`) that is no attribute noun: it names another subject."""
+    return _stranger(word, o_words) and word not in _ATTRIBUTE_NOUNS
 
 
 def _stranger(word: str, o_words: list[str]) -> bool:
@@ -405,6 +440,23 @@ def _people(text: str, r: Reading) -> frozenset[str]:
     return r.names | ({first} if first and first not in STOP and first not in _GENERIC_DUTY else set())
 
 
+_AGENT_SUFFIX = re.compile(r"\w{3,}(er|or|ist|ian|ant)$")
+
+
+def _new_agent(o: Reading, part: str) -> bool:
+    """The later text names a *new* doer of the earlier statement's duty: the agent noun of one of
+    its verbs ("walks" -> "a new dog walker", "teaches" -> "new teacher") or its own agent noun
+    ("my dentist" -> "my new dentist")."""
+    for tok in o.tokens:
+        if _number_like(tok) or len(tok) < 4:
+            continue
+        stem = tok[:-1] if tok.endswith("e") else tok
+        agents = [f"{stem}ers?", f"{stem}ors?"] + ([re.escape(tok) + "s?"] if _AGENT_SUFFIX.fullmatch(tok) else [])
+        if re.search(r"\bnew (\w+ )?(" + "|".join(agents) + r")\b", part, re.I):
+            return True
+    return False
+
+
 def _role_change(older: str, part: str, o: Reading) -> str | None:
     """A duty held by one person passed to another, a title changed, or a job ended; or None.
 
@@ -423,6 +475,9 @@ def _role_change(older: str, part: str, o: Reading) -> str | None:
     if _PROMOTION.search(part) and any(_present(x, n) for x in people) \
             and re.search(r"\b(is|am|'m|are) (a|an|the)\b", older, re.I):
         return "promoted: the title changed"
+    if _new_agent(o, part) and any(not _present(x, o) and x not in people and not _is_id(x) and len(x) > 2
+                                   and not _DAY_OR_MONTH.fullmatch(x) for x in n.names):
+        return "the duty passed to someone else"  # "Jamie walks the dog" / "new dog walker ... it's Corinne"
     if not _ROLE_WORDS.search(older) or not _TRANSFER.search(part):
         return None
     newcomers = [x for x in n.names if not _present(x, o) and x not in people and not _is_id(x) and len(x) > 2]
@@ -495,7 +550,7 @@ def _tool_field_changed(older: str, newer: str, o: Reading) -> bool:
 _LOCATED = re.compile(r"\b(live[sd]?|living|based|located|sits?|stationed|hosted|held|(is|are|'s|'re) (at|in))\b", re.I)
 #: It went elsewhere: "moved", "relocated", "new place", "move into".
 _MOVED = re.compile(r"\b(moved|moving|move[sd]? (in)?to|relocat\w+|new (place|flat|apartment|house|home|office|address|"
-                    r"venue|location|spot|digs)|now (lives?|based|located)|set up shop)\b", re.I)
+                    r"venue|location|spot|digs|condo|bungalow|cottage|townhouse|studio|loft|villa|shop|premises|hq)|now (lives?|based|located)|set up shop)\b", re.I)
 
 
 def _moved(older: str, part: str, o: Reading, n: Reading) -> bool:
@@ -508,7 +563,8 @@ def _moved(older: str, part: str, o: Reading, n: Reading) -> bool:
     places = [x for x in read(older[m.end():]).names if not _is_id(x)]
     if not places:
         return False
-    if not any(_at_place(x, part) for x in n.names if not _present(x, o) and not _is_id(x) and len(x) > 2):
+    if not any(_at_place(x, part) for x in n.names  # "moving to Monday" is a time, not a place
+               if not _present(x, o) and not _is_id(x) and len(x) > 2 and not _DAY_OR_MONTH.fullmatch(x)):
         return False
     subject = [w for w in content(older[:m.start()]) if w not in o.names and not _number_like(w)]
     distinct = [w for w in subject if w not in _GENERIC_DUTY]
@@ -599,20 +655,28 @@ def _renamed(older: str, part: str, o: Reading, n: Reading) -> bool:
         or bool(o.names & (n.names | set(n.tokens)))  # the old name itself, not "#nimbus-core" for Nimbus
 
 
-def _qualifier_swapped(older: str, part: str, value: tuple[str, ...]) -> bool:
+#: The later text replaces the earlier value outright.
+_FROM_NOW_ON = re.compile(r"\b(from now on|going forward|instead|switch\w*|rather than)\b", re.I)
+
+
+def _qualifier_swapped(older: str, part: str, value: tuple[str, ...], plain: bool = False) -> bool:
     """The earlier value's head word recurs under another capitalised qualifier, a named tier
     ("Silver Medallion" / "hit Gold Medallion", "Standard tier" / "Premium tier"), and the old
-    qualifier is gone ("the back door" for "a red door" is another door, not a new colour)."""
+    qualifier is gone ("the back door" for "a red door" is another door, not a new colour).
+
+    ``plain``: the later text says it replaces or corrects ("window seats from now on", "sorry, I
+    meant the blue one"), so a lower-case qualifier counts too ("aisle seats" / "window seat")."""
     o_caps = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", older)}
     n_caps = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", part)}
     o_words, n_words = _raw_words(older), _raw_words(part)
     for i in range(len(o_words) - 1):
         qual, head = o_words[i], o_words[i + 1]
         if qual in STOP or head in STOP or qual not in value or head not in value or _number_like(qual) \
-                or qual not in o_caps or any(same_word(qual, x) for x in n_words):
+                or (qual not in o_caps and not plain) or any(same_word(qual, x) for x in n_words):
             continue
         for j in range(1, len(n_words)):
-            if same_word(n_words[j], head) and n_words[j - 1] in n_caps and _stranger(n_words[j - 1], o_words):
+            if same_word(n_words[j], head) and (n_words[j - 1] in n_caps or plain) \
+                    and _stranger(n_words[j - 1], o_words):
                 return True
     return False
 
@@ -651,6 +715,20 @@ def _one_sentence(text: str) -> bool:
     return len(_SENTENCE_END.split(text)) == 1 and not text.endswith("!")
 
 
+#: A reply that opens by greeting or thanking someone ("Thanks, Jon! Appreciate your support.") is
+#: a dialogue act, and an event placed in the past ("I went to a support group yesterday") stays
+#: true whatever comes later: neither is a state a later statement replaces.
+_DIALOGUE_ACT = re.compile(r"^\s*(hey|hi|hello|thanks|thank you|thx|congrats|congratulations|bye|wow|aw+)\b", re.I)
+_PAST_EVENT = re.compile(r"\b(yesterday|last (night|week|weekend|month|year|time)|\d+ (days?|weeks?|months?|years?) ago|"
+                         r"(a|an|one|two|few|couple of) (days?|weeks?|months?|years?) ago|the other day|this morning|"
+                         r"earlier today)\b", re.I)
+
+
+def _episode(text: str) -> bool:
+    """A dialogue act or a dated past event (see :data:`_DIALOGUE_ACT`), not a belief to update."""
+    return bool(_DIALOGUE_ACT.match(text) or _PAST_EVENT.search(text))
+
+
 @functools.lru_cache(maxsize=_PAIR_CACHE)  # asked for both texts of every pair capture compares
 def _content_of(text: str) -> str:
     """What a turn states: the quoted words of reported speech, without an opening address."""
@@ -660,20 +738,55 @@ def _content_of(text: str) -> str:
 
 
 def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
+    said = _REPORTED.match(older)
+    if _episode(said.group("said") if said else older):
+        return None, 0.0
     older, newer = _content_of(older), _content_of(newer)
     if older.rstrip().endswith("?") or not _one_sentence(older):
         return None, 0.0  # (before the reading below, which costs more than all the rest of a stop)
     o = read(older)
     if not _atomic(older, o):  # checked first: on chat, three in four pairs stop here
-        return None, 0.0  # a multi-sentence turn or a long story is not one belief with one value
+        return None, 0.0  # a multi-sentence turn, a long story or a dated event is not one belief with one value
     if denies(newer):
         return None, 0.0
-    part = assertive_part(newer, relations(older))
-    cue = update_cue(part)
+    stated = assertive_part(newer, relations(older))
+    cue = update_cue(stated)
+    sentences = _sentences(stated)
+    if len(sentences) == 1 or is_tool_record(newer):
+        return _judge_part(older, newer, stated, cue, sim)
+    # An update states the key and the new value in one sentence ("...Office hours are moving to
+    # Monday 3-4pm..."); words gathered across the sentences of a chat turn are not one statement.
+    # The cue may sit in another sentence ("Sorry, my mistake. It's Thursday.").
+    best: tuple[str | None, float] = (None, 0.0)
+    for sentence in sentences:
+        reason, coverage = _judge_part(older, newer, sentence, update_cue(sentence) or cue, sim)
+        if reason is not None and (best[0] is None or _STRENGTH.get(reason, 0.0) + coverage
+                                   > _STRENGTH.get(best[0], 0.0) + best[1]):
+            best = (reason, coverage)
+    return best
+
+
+#: A sentence with fewer content words than this ("new PR!", "Crazy week.") belongs to its neighbour.
+_SENTENCE_MIN_WORDS = 3
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of ``text``, a very short one joined to the one before it (or after it, first)."""
+    out: list[str] = []
+    for sentence in _SENTENCE_END.split(text.strip()):
+        if out and (len(content(sentence)) < _SENTENCE_MIN_WORDS or len(content(out[-1])) < _SENTENCE_MIN_WORDS):
+            out[-1] = f"{out[-1]} {sentence}"
+        else:
+            out.append(sentence)
+    return out
+
+
+def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) -> tuple[str | None, float]:
+    """:func:`_judge` on one stated part of ``newer`` (its look-alike clauses set aside)."""
     part = without_effective_time(part)  # "as of Monday" says when, not what
     if not part.strip():
         return None, 0.0
-    n = read(part)
+    o, n = read(older), read(part)
     if _other_id(o, n) or _parallel(o, n):
         return None, 0.0  # one template, two subjects: the word-by-word rules decide
     role = _role_change(older, part, o)
@@ -685,8 +798,9 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
         return "moved to another place", 1.0
     if _renamed(older, part, o, n):
         return "renamed", 1.0
-    if (update_cue(part) and sim >= RELATED_MIN_SIM
-            and _qualifier_swapped(older, part, key_and_value(older)[2])):
+    if (cue and sim >= RELATED_MIN_SIM
+            and _qualifier_swapped(older, part, key_and_value(older)[2],
+                                   plain=cue == "correction" or bool(_FROM_NOW_ON.search(newer)))):
         return "the value's qualifier changed", 1.0
     if _in_other_language(older, part, o, n, sim):
         return "changed, said in another language", 1.0
@@ -696,13 +810,25 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     heads = _heads(subject, verb, value)
     value = tuple(v for v in value if v not in heads)
     removed = _value_removed(value, part, n, tuple(w for w in subject + heads if not _number_like(w)), older)
+    said_heads = [h for h in heads if not subject and h != verb and _present(h, n)]  # "Booked *the Ibis*"
+    if removed != "named" and said_heads and any(_near_removal(c, said_heads, older) for c in split_clauses(part)):
+        removed = "named"  # "cancelled the Ibis": the speaker's own value, named as gone
+    gone_names = [x for x in o.names if _present(x, n) and not _DAY_OR_MONTH.match(x) and not _is_id(x)]
+    if (removed != "named" and gone_names and _REPLACE_CUE.search(part)
+            and any(not _present(x, o) for x in n.names)
+            and any(_near_removal(c, gone_names, older) for c in split_clauses(part))):
+        removed = "named"  # "cancelled the Hilton, ... at Hotel Avenida instead": a named thing replaced
     if removed == "kept" and cue != "correction":
         return None, 0.0  # the earlier value still stands; the text adds or restates
     if is_addition(part) and not any(_number_like(t) for t in n.tokens) and cue != "correction":
         return None, 0.0
     new_value = _new_value(o, n, value)
-    shared_slot = bool(o.slots & n.slots - _WEAK_SLOTS)
-    if _MULTI.search(older) and removed != "named" and not _REPLACE_CUE.search(part) and cue != "correction":
+    # the slots of what is said about the subject: "office hours" names no location of its own
+    o_said = slots(" ".join(([verb] if verb else []) + list(key_and_value(older)[2])))
+    n_said = slots(" ".join(t for t in n.tokens if not any(same_word(t, w) for w in subject)))
+    shared_slot = bool(o_said & n_said - _WEAK_SLOTS)
+    if (_MULTI.search(older) and removed != "named" and not _REPLACE_CUE.search(part) and cue != "correction"
+            and not (_one_number_per_slot(value, o, n) and not is_addition(part))):
         return None, 0.0  # "Alice likes tea" / "Alice likes coffee": both can hold
     tool = bool(_TOOL_RECORD.search(newer))
     nouns = [w for w in subject if not _number_like(w) and w not in _NOT_VALUE]
@@ -725,7 +851,10 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
         return "earlier value named as changed", coverage
     if not new_value:
         return None, 0.0
-    if head_ok and attr_ok and (shared_slot or tool or (cue and sim >= CLOSE_SIM)):
+    # "my editor font" repeated in full in a long message, with a value of the same kind
+    whole_subject = ((verb is None or _present(verb, n)) and len(nouns) >= 2 and not missing
+                     and bool(o.slots & n.slots))
+    if head_ok and attr_ok and (shared_slot or tool or (cue and (sim >= CLOSE_SIM or whole_subject))):
         return "same attribute, value changed", coverage
     o_nums = {v for v in value if _number_like(v)}
     n_nums = [t for t in n.tokens if _number_like(t) and not _present(t, o)]

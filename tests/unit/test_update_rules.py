@@ -182,3 +182,100 @@ def test_inherit_hands_the_stale_score_to_the_successor():
     out = inherit(fused, {"old": "new"})
     assert [uid for uid, _ in out] == ["new", "other"] and out[0][1] > 2.0
     assert inherit(fused, {}) == fused
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("Thanks, Priya! Appreciate the help.", "Thanks, Priya! Really appreciate your patience today."),
+    ("Hey Sam! The hike was great.", "The hike was exhausting, honestly."),
+    ("I went to a pottery class yesterday and loved it.", "Now I'm going to a painting class instead."),
+    ("We visited the aquarium two weeks ago.", "We visited the zoo now that the aquarium is shut."),
+])
+def test_dialogue_acts_and_dated_events_are_not_beliefs_to_update(older, newer):
+    assert judge_update(older, newer, 0.6) is None
+
+
+def test_a_chat_turn_must_state_the_key_and_the_value_in_one_sentence():
+    older = "The lab meeting is on Wednesday."
+    scattered = "Busy week for the lab, lots going on. Anyway, I switched the gym session to Friday. Such a relief."
+    together = "Busy week for the lab. The lab meeting moved to Friday though. Such a relief."
+    assert judge_update(older, scattered, 0.5) is None
+    assert judge_update(older, together, 0.5) is not None
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("Max is on a grain-free diet.", "we stopped the grain-free food for Max, he's on salmon kibble now"),
+    ("I like my morning alarm at 6:15.", "move the alarm to 5:45, the new commute is brutal"),
+    ("Quarterly reports are due the first Friday of the month.", "from now on quarterly reports are due by the 10th"),
+    ("The visa application is due June 3.", "the embassy extended the visa deadline to June 20"),
+    ("My terminal font is Hack at 13pt.",
+     "Busy morning. Finally switched my terminal font to Iosevka, Hack felt cramped. Lunch soon."),
+])
+def test_value_changes_in_natural_wording(older, newer):
+    assert judge_update(older, newer, 0.5) is not None
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("The billing migration is in staging.", "Marta handed the billing migration to Tobias, she's off next month"),
+    ("The visa application is due June 3.", "the passport application is due June 20"),
+    ("I like my morning alarm at 6:15.", "I also like a second alarm at 6:30"),
+])
+def test_another_attribute_or_subject_in_natural_wording(older, newer):
+    assert judge_update(older, newer, 0.5) is None
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("Reserved the Hilton by the airport for Lisbon.", "cancelled the Hilton, got a better rate at Hotel Avenida instead"),
+    ("My sister lives in Bristol.", "spent the weekend at my sister's new cottage in Bath, she adores the garden"),
+    ("I prefer window seats on short hops.", "aisle seats from now on, my knees need the room"),
+])
+def test_the_speakers_own_value_cancelled_moved_or_corrected(older, newer):
+    assert judge_update(older, newer, 0.45) is not None
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("I take the red line to work.", "the blue line is packed this morning"),
+    ("I prefer window seats on short hops.", "my partner prefers aisle seats"),
+    ("My sister lives in Bristol.", "my sister's new cottage is lovely"),
+])
+def test_a_plain_qualifier_or_a_new_home_needs_a_replacement(older, newer):
+    assert judge_update(older, newer, 0.45) is None
+
+
+@pytest.mark.parametrize("text, cue", [
+    ("oh wait, the vet appointment is on the 9th", "correction"),
+    ("Wait — the offsite is in Porto, not Braga", "correction"),
+    ("no, Friday; I misread the calendar", "correction"),
+    ("wait for the build to finish before merging", None),
+])
+def test_self_corrections_are_cues(text, cue):
+    assert update_cue(text) == cue
+
+
+def test_a_history_subject_is_no_question_about_the_past():
+    from hindsight_core.lifecycle.beliefs import asks_history
+
+    assert not asks_history("When is my history essay due?")
+    assert not asks_history("Which art history module am I taking?")
+    assert asks_history("What is the history of the deploy target?")
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    ("Tomasz teaches the Tuesday piano lesson.", "the new piano teacher is Ines, lovely so far", True),
+    ("Dr Okafor is my dentist.", "registered with a new dentist near work, Dr Lindqvist", True),
+    ("Jamie walks the dog at noon.", "we got a new dog, Biscuit, from the shelter", False),
+    ("The book club meets in the Oak room.", "Book club is moving to Thursday evenings from next month", False),
+    ("The book club meets at 6pm on Tuesdays.", "Book club is moving to Thursday evenings from next month", True),
+])
+def test_a_new_doer_of_a_duty_and_a_move_in_time_not_place(older, newer, updates):
+    assert (judge_update(older, newer, 0.5) is not None) is updates
+
+
+def test_a_subject_word_names_no_slot_of_the_value():
+    message = "Quick recap. The design review is moving to Friday 2-3pm, the projector broke. See you there."
+    assert judge_update("The design review is held in the Cedar room.", message, 0.5) is None
+    assert judge_update("The design review is on Wednesday 10-11am.", message, 0.5) is not None
+
+
+def test_an_id_in_the_value_is_no_name_a_new_owner_replaces():
+    assert judge_update("The ledger service stores its data in pg-7.", "The ledger service is now owned by Ines.", 0.7) is None
+    assert judge_update("The ledger font is Inter at 12pt.", "switched the ledger font to Lato now", 0.5) is not None
