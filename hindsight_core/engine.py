@@ -15,6 +15,7 @@ import functools
 import logging
 import os
 import threading
+import weakref
 from typing import Any, Iterator
 
 from hindsight_core._bank_cache import BankCache, CacheConfig
@@ -114,7 +115,8 @@ class MemoryEngine:
         # only for dict look-ups; opening the store and loading a bank run under their own locks.
         self._lock = threading.RLock()
         self._store_lock = threading.Lock()
-        self._load_locks: dict[str, threading.Lock] = {}
+        # One per bank being loaded, gone when no thread holds it (not one per bank ever touched).
+        self._load_locks: weakref.WeakValueDictionary[str, threading.Lock] = weakref.WeakValueDictionary()
         self._host: StoreHost | None = None
 
     @classmethod

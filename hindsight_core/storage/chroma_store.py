@@ -12,8 +12,10 @@ import hashlib
 import logging
 import re
 import shutil
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -61,6 +63,12 @@ def _readable_collection_name(bank: str) -> str:
     slug = re.sub(r"[^a-zA-Z0-9_-]+", "-", bank).strip("-_")[:40] or "bank"
     digest = hashlib.sha256(bank.encode()).hexdigest()[:16]
     return f"{_PREFIX}{slug}-{digest}"
+
+
+#: Change-log handles kept open, most recently used first (about 12.5 KB each). A bank whose handle
+#: was dropped reopens it by name on its next write or read, so a process that touches many banks
+#: does not keep one per bank it ever saw.
+LOG_HANDLES = 2048
 
 
 def _log_name(bank_collection: str) -> str:
@@ -131,7 +139,8 @@ class ChromaStore:
         #: share (a folder or a server) needs one; an in-memory store is this engine's alone.
         self.logs_changes = owned_database is None
         self.writer = uuid.uuid4().hex  # this store's id in change-log entries (its own are skipped)
-        self._logs: dict[str, Any] = {}  # bank collection id -> its change-log collection
+        self._logs: OrderedDict[str, Any] = OrderedDict()  # bank collection id -> its change-log collection
+        self._logs_lock = threading.Lock()
         self._scrub_pending = False  # a wipe of deleted data failed and is to be retried
         self.read_only = False  # opened read-only: every write raises (see ``persistent``)
         self.secure_delete = False  # wipe deleted bytes from the folder's files (embedded folders only)
@@ -316,9 +325,9 @@ class ChromaStore:
             )
         if self.logs_changes:
             try:
-                self._logs[str(col.id)] = self.client.get_or_create_collection(
+                self._keep_log(str(col.id), self.client.get_or_create_collection(
                     _log_name(name), embedding_function=None, metadata={"hindsight_log_of": name},
-                    configuration={"hnsw": dict(PERSIST_EVERY_WRITE)})
+                    configuration={"hnsw": dict(PERSIST_EVERY_WRITE)}))
             except Exception as exc:  # noqa: BLE001
                 raise _storage_error(f"open the change log of bank {bank!r}", exc, self.path) from exc
         return col
@@ -373,15 +382,56 @@ class ChromaStore:
         except Exception as exc:  # noqa: BLE001 - a bank of an older version has no log
             if not _gone(exc):
                 raise _storage_error(f"delete the change log of bank {bank!r}", exc, self.path) from exc
-        self._logs = {k: v for k, v in self._logs.items() if getattr(v, "name", None) != _log_name(name)}
+        with self._logs_lock:
+            for key in [k for k, v in self._logs.items() if getattr(v, "name", None) == _log_name(name)]:
+                del self._logs[key]
         self.scrub()
         return True
 
     # ---- change log -----------------------------------------------------------------------------
+    def _keep_log(self, key: str, log: Any) -> None:
+        with self._logs_lock:
+            self._logs[key] = log
+            self._logs.move_to_end(key)
+            while len(self._logs) > LOG_HANDLES:
+                self._logs.popitem(last=False)
+
+    def _log_of(self, col: Any) -> Any | None:
+        """The change log of the bank ``col`` (None for a store without logs), reopened by name when
+        its handle was dropped.
+
+        Raises:
+            NotFoundError: the bank was deleted, or dropped and created again, since ``col`` was opened.
+        """
+        if not self.logs_changes:
+            return None
+        key = str(getattr(col, "id", ""))
+        with self._logs_lock:
+            log = self._logs.get(key)
+            if log is not None:
+                self._logs.move_to_end(key)
+                return log
+        name = getattr(col, "name", None)
+        if name is None:
+            return None
+        try:  # the bank must still be the one ``col`` names: a recreated bank has a new id
+            current = self.client.get_collection(name, embedding_function=None)
+            log = self.client.get_collection(_log_name(name), embedding_function=None)
+        except Exception as exc:  # noqa: BLE001
+            if _gone(exc):
+                raise NotFoundError("the bank was deleted (or dropped and created again) by another process") from None
+            raise _storage_error("open the change log", exc, self.path) from exc
+        if str(current.id) != key:
+            raise NotFoundError("the bank was dropped and created again by another process")
+        self._keep_log(key, log)
+        return log
+
     def _record(self, col: Any, ids: Sequence[str], op: str) -> None:
         """Note in the bank's change log that ``ids`` were written (``put``) or deleted."""
-        log = self._logs.get(str(getattr(col, "id", ""))) if self.logs_changes else None
-        if log is None or not ids:
+        if not ids:
+            return
+        log = self._log_of(col)
+        if log is None:
             return
         ts = time.time_ns()
         unique = list(dict.fromkeys(ids))
@@ -397,7 +447,7 @@ class ChromaStore:
         Raises:
             NotFoundError: the bank (and its log) was deleted since ``col`` was opened.
         """
-        log = self._logs.get(str(getattr(col, "id", "")))
+        log = self._log_of(col)
         if log is None:
             return []
         try:

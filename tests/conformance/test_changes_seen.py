@@ -76,3 +76,24 @@ def test_drop_and_recreate_is_seen(pair, bank_ids):
     # and B writes into the new incarnation, which A sees
     mine = b.bank(name).capture("B noted the gate opens at seven.").unit_id
     assert mine in _ids(a.bank(name).recall("when does the gate open?", k=2))
+
+
+def test_changes_are_seen_when_log_handles_were_dropped(pair, bank_ids, monkeypatch):
+    """Change-log handles are a bounded cache: a bank whose handle was dropped reopens its log, so
+    its writes are still recorded and another engine still sees them, a recreated bank included."""
+    from hindsight_core.storage import chroma_store
+
+    monkeypatch.setattr(chroma_store, "LOG_HANDLES", 1)
+    a, b = pair
+    names = [bank_ids(f"handles-{i}") for i in range(3)]
+    first = {n: a.bank(n).capture(f"Locker {n} opens with code 1{i}07.").unit_id for i, n in enumerate(names)}
+    assert all(_ids(b.bank(n).recall("locker code", k=1)) == [first[n]] for n in names)
+    later = {n: a.bank(n).capture(f"Locker {n} has a new code now: 9{i}55.").unit_id for i, n in enumerate(names)}
+    for n in names:  # each write went to a log reopened by name: B catches up on every bank
+        assert later[n] in _ids(b.bank(n).recall("locker code", k=2))
+    assert len(a.store._logs) <= 1 and len(b.store._logs) <= 1
+    a.delete_bank(names[0])
+    fresh = a.bank(names[0]).capture("The new locker opens with a key card.").unit_id
+    for n in names[1:]:
+        b.bank(n).recall("locker", k=1)  # pushes names[0]'s handle out of B's cache
+    assert _ids(b.bank(names[0]).recall("locker", k=1)) == [fresh]
