@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import json
 import os
 import statistics
 import sys
@@ -37,6 +36,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from benchmarks._locomo_data import load_locomo, parse_conversations
+from benchmarks._report import publish
 
 __all__ = ["run", "main", "STAGES", "MODES"]
 
@@ -300,11 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--modes takes {MODES}")
     out = run(parse_conversations(args.conversations, "all"), modes=modes, max_turns=args.max_turns,
               repeat=args.repeat, embedder=args.embedder, log=lambda m: print(m, file=sys.stderr))
-    print(_table(out))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=2))
-    print(f"wrote {args.out}")
-    return 0
+    return publish(out, _table(out), args.out)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ Run:
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import statistics
 import sys
@@ -35,6 +34,7 @@ from benchmarks._locomo_data import (
     parse_conversations,
     session_recall,
 )
+from benchmarks._report import publish
 
 __all__ = ["run", "main"]
 
@@ -265,11 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown systems {sorted(unknown)}; choose from {SYSTEMS}")
     out = run(conversations, args.max_questions, systems, args.k, log=lambda m: print(m, file=sys.stderr),
               sessions=args.sessions)
-    print(_table(out))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=2))
-    print(f"wrote {args.out}")
-    return 0
+    return publish(out, _table(out), args.out)
 
 
 if __name__ == "__main__":
