@@ -17,7 +17,7 @@ from hindsight_core._render import estimate_tokens
 from hindsight_core.config import BankConfig, RecallConfig
 from hindsight_core.models import ChannelHit, RecallHit, RecallResult
 from hindsight_core.retrieval.pipeline import retrieve
-from hindsight_core.retrieval.topic import speaker_names, topic_query
+from hindsight_core.retrieval.topic import topic_query
 from hindsight_core.retrieval.types import RetrievalRequest
 from hindsight_core.storage.unit_store import UnitStore
 
@@ -37,7 +37,7 @@ def recall(store: UnitStore, config: BankConfig, cfg: RecallConfig, *, query: st
     topic = None
     if cfg.topic_weight:  # the query without the bank's speakers it names, embedded in the same call
         with store.read() as index:
-            topic = topic_query(query, speaker_names(index.units))
+            topic = topic_query(query, index.speakers())
     vectors = store.embedder.embed([query] if topic is None else [query, topic])  # no lock held
     request = RetrievalRequest(query=query, vector=vectors[0], as_of=now.timestamp(),
                                k=min(k + len(excluded) + OVER_FETCH, 1000),

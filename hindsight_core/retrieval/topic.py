@@ -23,18 +23,11 @@ Example:
 from __future__ import annotations
 
 import re
-from typing import Iterable, Mapping
+from typing import Iterable
 
-from hindsight_core.retrieval.types import IndexedUnit
 from hindsight_core.storage.keyword import tokenize
 
-__all__ = ["topic_query", "speaker_names"]
-
-
-
-def speaker_names(units: Mapping[str, IndexedUnit]) -> frozenset[str]:
-    """The lower-cased speakers of ``units`` (the caller holds the index's read lock)."""
-    return frozenset(u.speaker.lower() for u in list(units.values()) if u.speaker)
+__all__ = ["topic_query"]
 
 
 def topic_query(query: str, speakers: Iterable[str]) -> str | None:

@@ -60,6 +60,7 @@ class LiveIndex:
         self.directives: set[str] = set()  # ids of active directives (returned with every recall)
         self.next_seq = 0
         self.revision = 0  # bumped on every change, so callers can cache reads
+        self._speakers: tuple[int, frozenset[str]] = (-1, frozenset())  # (revision, speakers)
         self.lock = BankLock()
         self.dropped = False
         self.journal: Any = None  # the running capture's undo journal (set under the write lock)
@@ -208,6 +209,15 @@ class LiveIndex:
         seq = self.next_seq
         self.next_seq += 1
         return seq
+
+    def speakers(self) -> frozenset[str]:
+        """The lower-cased speakers of the bank's units (caller holds the read lock); recomputed only
+        after a change, since recall asks on every call and a scan costs O(units)."""
+        seen, names = self._speakers
+        if seen != self.revision:
+            names = frozenset(u.speaker.lower() for u in self.units.values() if u.speaker)
+            self._speakers = (self.revision, names)
+        return names
 
     def add(self, unit: IndexedUnit, vector: np.ndarray) -> None:
         self._add(unit, vector, link=True)

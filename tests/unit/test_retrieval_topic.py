@@ -10,7 +10,7 @@ from hindsight_core import MemoryEngine
 from hindsight_core.retrieval.config import RecallConfig
 from hindsight_core.retrieval.memory_index import InMemoryBankIndex
 from hindsight_core.retrieval.pipeline import retrieve
-from hindsight_core.retrieval.topic import speaker_names, topic_query
+from hindsight_core.retrieval.topic import topic_query
 from hindsight_core.retrieval.types import IndexedUnit, RetrievalRequest
 from hindsight_core.testing import HashEmbedder
 
@@ -92,7 +92,7 @@ def test_recall_embeds_the_topic_in_the_same_call_only_when_a_speaker_is_named()
             {"text": 'Melanie said, "Just got some new shoes"', "session_id": "s1", "metadata": {"speaker": "Melanie"}},
             {"text": 'Caroline said, "The lake was lovely"', "session_id": "s1", "metadata": {"speaker": "Caroline"}},
         ])
-        assert speaker_names(bank._current().units) == {"melanie", "caroline"}
+        assert bank._current().speakers() == {"melanie", "caroline"}
         emb.calls.clear()
         hits = bank.recall("What items has Melanie bought?", k=2).hits
         assert emb.calls == [["What items has Melanie bought?", "What items has bought?"]]
