@@ -20,6 +20,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from hindsight_core.embed_batching import Coalescer
 from hindsight_core.errors import InvalidInputError, OptionalDependencyError
 
 __all__ = ["Embedder", "DEFAULT_MODEL", "MULTILINGUAL", "resolve_embedder", "SentenceTransformerEmbedder",
@@ -31,6 +32,10 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 MULTILINGUAL = "multilingual"
 _BATCH = 64
 _SMALL = 16  # batches up to this size run on one torch thread (see _one_thread)
+#: Calls of a user's callable or LangChain ``Embeddings`` that may run at once before further small
+#: calls are merged (see :mod:`~hindsight_core.embed_batching`): it may be a remote service, whose
+#: requests overlap their network waits; a local model (1 at a time) gains nothing from overlap.
+_CALLABLE_IN_FLIGHT = 4
 
 
 @runtime_checkable
@@ -166,6 +171,9 @@ class SentenceTransformerEmbedder:
     def __init__(self, model_name: str = DEFAULT_MODEL) -> None:
         self.name = model_name
         self._model: Any = None
+        # small calls take turns on one torch thread (_one_thread) anyway: those that arrive while
+        # one runs are merged into its successor's call instead of queueing one by one
+        self._small = Coalescer(self._encode_small, max_in_flight=1, max_texts=_SMALL)
 
     @property
     def model(self) -> Any:
@@ -185,12 +193,15 @@ class SentenceTransformerEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        model = self.model
         if len(texts) <= _SMALL:
-            with _one_thread():
-                out = model.encode(list(texts), batch_size=_BATCH, normalize_embeddings=True, show_progress_bar=False)
-        else:
-            out = model.encode(list(texts), batch_size=_BATCH, normalize_embeddings=True, show_progress_bar=False)
+            return self._small(texts)
+        out = self.model.encode(list(texts), batch_size=_BATCH, normalize_embeddings=True, show_progress_bar=False)
+        return _normalise(out)
+
+    def _encode_small(self, texts: list[str]) -> np.ndarray:
+        model = self.model
+        with _one_thread():
+            out = model.encode(texts, batch_size=_BATCH, normalize_embeddings=True, show_progress_bar=False)
         return _normalise(out)
 
 
@@ -211,6 +222,7 @@ class MultilingualEmbedder:
 
     def __init__(self) -> None:
         self._model: Any = None
+        self._merged = Coalescer(self._encode, max_in_flight=1)  # its calls take turns (_E5_LOCK)
 
     @property
     def model(self) -> Any:
@@ -231,9 +243,12 @@ class MultilingualEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        return self._merged(texts)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
         model = self.model
         with _E5_LOCK:  # one C model per process; calls from several threads take turns
-            out = model.encode(list(texts), True)
+            out = model.encode(texts, True)
         return _normalise(np.atleast_2d(out))
 
 
@@ -242,6 +257,7 @@ class _CallableEmbedder:
         self._fn = fn
         self.name = name
         self._dim: int | None = None
+        self._merged = Coalescer(lambda texts: _normalise(fn(texts)), max_in_flight=_CALLABLE_IN_FLIGHT, max_texts=_SMALL)
 
     @property
     def dim(self) -> int:  # type: ignore[override]
@@ -252,7 +268,7 @@ class _CallableEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
-        out = _normalise(self._fn(list(texts)))
+        out = self._merged(texts) if len(texts) <= _SMALL else _normalise(self._fn(list(texts)))
         if out.shape[0] != len(texts):
             raise InvalidInputError(f"embedder {self.name!r} returned {out.shape[0]} vectors for {len(texts)} texts")
         self._dim = out.shape[1]
