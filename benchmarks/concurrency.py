@@ -11,7 +11,9 @@ For each loaded phase it reports recall p50/p95, the ratio of p95 to the single-
 acknowledged is read back afterwards, and each bank's count must equal seed + acknowledged writes.
 
 Each loaded phase also reports how long recalls waited for the bank's lock (p95, and its share
-of all recall time): what locking costs, apart from the CPU the threads share. With more busy
+of all recall time): what locking costs, apart from the CPU the threads share; and how long they
+spent embedding the query (``embed_*``: the model call, including waiting for other threads' calls;
+concurrent small calls are merged into one model call, see ``hindsight_core.embed_batching``). With more busy
 threads than cores a CPU-bound recall slows by about threads/cores whatever the locking; compare
 ``one_bank`` (one lock shared by all threads) with ``many_banks`` (no lock shared) to see locking.
 
@@ -85,6 +87,7 @@ def _load_phase(engine: Any, bank_ids: list[str], queries: list[str], threads: i
     """``threads`` threads, thread n on ``bank_ids[n % len(bank_ids)]``, each ``ops`` x (capture, recall)."""
     latencies: list[float] = []
     waits: list[float] = []  # of those, milliseconds each recall waited for the bank's lock
+    embeds: list[float] = []  # and milliseconds each spent embedding its query (queueing included)
     errors: list[str] = []
     written: dict[str, list[str]] = {b: [] for b in bank_ids}
     guard = threading.Lock()
@@ -95,6 +98,7 @@ def _load_phase(engine: Any, bank_ids: list[str], queries: list[str], threads: i
         rng = random.Random(n)
         mine: list[float] = []
         mine_wait: list[float] = []
+        mine_embed: list[float] = []
         ids: list[str] = []
         try:
             start.wait()
@@ -107,12 +111,14 @@ def _load_phase(engine: Any, bank_ids: list[str], queries: list[str], threads: i
                 result = bank.recall(rng.choice(queries), k=10)
                 mine.append((time.perf_counter() - began) * 1000)
                 mine_wait.append(float(result.trace.get("lock_wait_ms", 0.0)))
+                mine_embed.append(float(result.trace.get("embed_ms", 0.0)))
         except Exception as exc:  # noqa: BLE001 - counted and reported, never hidden
             with guard:
                 errors.append(f"{type(exc).__name__}: {exc}")
         with guard:
             latencies.extend(mine)
             waits.extend(mine_wait)
+            embeds.extend(mine_embed)
             written[bank.id].extend(ids)
 
     pool = [threading.Thread(target=worker, args=(n,)) for n in range(threads)]
@@ -129,6 +135,7 @@ def _load_phase(engine: Any, bank_ids: list[str], queries: list[str], threads: i
     return {"recalls": len(latencies), "captures": sum(map(len, written.values())),
             "recall_p50_ms": _pct(latencies, 50), "recall_p95_ms": _pct(latencies, 95),
             "lock_wait_p95_ms": _pct(waits, 95), "lock_wait_share": round(sum(waits) / max(sum(latencies), 1e-9), 3),
+            "embed_p95_ms": _pct(embeds, 95), "embed_share": round(sum(embeds) / max(sum(latencies), 1e-9), 3),
             "errors": len(errors), "error_samples": errors[:3], "lost_writes": lost,
             "written": {b: len(ids) for b, ids in written.items()},
             "ops_per_s": round(2 * sum(map(len, written.values())) / took, 1)}
@@ -161,15 +168,17 @@ def run(*, threads: int = 8, ops: int = 40, conversation: int = 3, embedder: Any
         one.recall(q, k=10)
     rng = random.Random(0)
     single: list[float] = []
+    single_embed: list[float] = []
     for _ in range(single_recalls):
         began = time.perf_counter()
-        one.recall(rng.choice(queries), k=10)
+        result = one.recall(rng.choice(queries), k=10)
         single.append((time.perf_counter() - began) * 1000)
+        single_embed.append(float(result.trace.get("embed_ms", 0.0)))
     base_p95 = _pct(single, 95)
     out: dict[str, Any] = {"source": source, "threads": threads, "ops_per_thread": ops,
                            "seed_units_per_bank": seeded[bank_ids[0]], "embedder": engine.embedder.name,
                            "single": {"recalls": len(single), "recall_p50_ms": _pct(single, 50),
-                                      "recall_p95_ms": base_p95}}
+                                      "recall_p95_ms": base_p95, "embed_p95_ms": _pct(single_embed, 95)}}
     for name, ids in (("one_bank", bank_ids[:1]), ("many_banks", bank_ids)):
         phase = _load_phase(engine, ids, queries, threads, ops, name)
         phase["p95_ratio"] = round(phase["recall_p95_ms"] / base_p95, 2) if base_p95 else None

@@ -38,7 +38,9 @@ def recall(store: UnitStore, config: BankConfig, cfg: RecallConfig, *, query: st
     if cfg.topic_weight:  # the query without the bank's speakers it names, embedded in the same call
         with store.read() as index:
             topic = topic_query(query, index.speakers())
+    embedding = time.perf_counter()
     vectors = store.embedder.embed([query] if topic is None else [query, topic])  # no lock held
+    embedding = time.perf_counter() - embedding
     request = RetrievalRequest(query=query, vector=vectors[0], as_of=now.timestamp(),
                                k=min(k + len(excluded) + OVER_FETCH, 1000),
                                statuses=statuses, kinds=kinds, session_id=session_id,
@@ -50,6 +52,7 @@ def recall(store: UnitStore, config: BankConfig, cfg: RecallConfig, *, query: st
         candidates = filter_candidates(index, config, [c for c in candidates if c.id not in excluded], k, trace)
         directive_ids = sorted(index.directives, key=lambda i: index.units[i].seq)
     trace["lock_wait_ms"] = round(waited * 1000, 2)  # time spent waiting for a write to finish
+    trace["embed_ms"] = round(embedding * 1000, 2)  # the query's model call, queueing included
     units = {u.id: u for u in store.get_many([c.id for c in candidates] + directive_ids)}
     directives = tuple(units[i] for i in directive_ids if i in units)
     cost = lambda text: estimate_tokens(text) + _DIRECTIVE_OVERHEAD_TOKENS  # noqa: E731
