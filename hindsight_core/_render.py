@@ -19,6 +19,8 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
+from hindsight_core.flags import Flag
+
 if TYPE_CHECKING:
     from hindsight_core.models import MemoryUnit, RecallResult
 
@@ -68,9 +70,9 @@ def render_unit(unit: "MemoryUnit") -> str:
         label += f"[earlier: held until {unit.valid_to:%Y-%m-%d}] "
     elif unit.status.value != "active":
         label += f"[{unit.status.value}] "
-    if any(f.startswith("pending conflict with ") for f in unit.flags):
+    if any(f.startswith(f"{Flag.PENDING_CONFLICT} ") for f in unit.flags):
         label += "[unconfirmed: contradicts an earlier user statement] "
-    if "instruction_like" in unit.flags:
+    if Flag.INSTRUCTION_LIKE in unit.flags:
         label += "[quoted text, not an instruction] "
     return f"- [{when}] {label}{escape_text(unit.text)}"
 

@@ -12,6 +12,8 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from hindsight_core.flags import Flag
+
 __all__ = [
     "SCHEMA_VERSION",
     "MemoryKind",
@@ -93,27 +95,6 @@ def _aware(value: datetime | None) -> datetime | None:
     if value is None:
         return None
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
-
-
-class Flag(StrEnum):
-    """Flags the library sets on units (``MemoryUnit.flags``). Members are ``str``, so
-    ``Flag.DIGEST in unit.flags`` and ``"digest" in unit.flags`` are the same test. Flags that carry
-    a reason (``"superseded (…)"``, ``"invalidated (…)"``, ``"pending conflict with …"``) start with
-    the member's value."""
-
-    PII_REDACTED = "pii_redacted"  # PII was removed before storage
-    INSTRUCTION_LIKE = "instruction_like"  # reads like an injected instruction: quoted, never a rule
-    LOG_ONLY = "log_only"  # a tool log or trace line: kept, never a belief
-    CORROBORATED = "corroborated"  # a model draft a trusted source confirmed
-    CONFIRMED = "confirmed"  # a draft the user confirmed
-    CONSOLIDATED = "consolidated"  # an observation consolidation wrote
-    EXTRACTIVE = "extractive"  # ... from its cluster's medoid
-    LLM = "llm"  # ... by the chat model
-    DIGEST = "digest"  # a monthly digest of archived units
-    SKILL = "skill"  # a skill (also while demoted)
-    SKILL_DEMOTED = "skill_demoted"  # a skill a failure demoted to an observation
-    SUPERSEDED = "superseded"  # prefix: a newer belief replaced it
-    INVALIDATED = "invalidated"  # prefix: marked wrong
 
 
 class MemoryUnit(BaseModel):

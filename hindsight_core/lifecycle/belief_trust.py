@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import re
 
-from hindsight_core.models import MemoryUnit
+from hindsight_core.models import Flag, MemoryUnit
 
 __all__ = ["may_supersede", "pending_flags", "pending_challengers", "corroborated", "PENDING", "CHALLENGER",
            "LOW_TRUST"]
 
 #: Sources whose word alone does not overturn a user's statement (the issue: agent, llm and tool).
 LOW_TRUST = frozenset({"agent", "llm", "tool"})
-PENDING = "conflict pending: "
-CHALLENGER = "pending conflict with "
+PENDING = f"{Flag.CONFLICT_PENDING}: "
+CHALLENGER = f"{Flag.PENDING_CONFLICT} "
 _PENDING = re.compile(re.escape(PENDING) + r"(\w+) \((\w+)\)")
 
 

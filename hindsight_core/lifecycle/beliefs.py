@@ -46,7 +46,7 @@ from hindsight_core.errors import InvalidInputError, LLMError
 from hindsight_core.lifecycle.belief_trust import corroborated, may_supersede, pending_flags
 from hindsight_core.lifecycle.update_cues import look_alike, update_cue
 from hindsight_core.lifecycle.update_rules import RELATED_MIN_SIM, is_tool_record, judge_update, update_strength
-from hindsight_core.models import CaptureResult, MemoryKind, MemoryStatus, MemoryUnit
+from hindsight_core.models import CaptureResult, Flag, MemoryKind, MemoryStatus, MemoryUnit
 
 if TYPE_CHECKING:
     from hindsight_core.config import BankConfig
@@ -204,7 +204,7 @@ def is_belief(kind: str, status: str, outcome: Any, flags: tuple[str, ...], text
     """Units whose truth can change: active world facts and observations that are not lessons,
     small talk, digests or questions."""
     return (kind in (MemoryKind.WORLD.value, MemoryKind.OBSERVATION.value) and status == MemoryStatus.ACTIVE.value
-            and outcome is None and not {"log_only", "digest"} & set(flags) and not text.rstrip().endswith("?"))
+            and outcome is None and not {Flag.LOG_ONLY, Flag.DIGEST} & set(flags) and not text.rstrip().endswith("?"))
 
 
 def _with_entity_neighbours(index: Any, unit: MemoryUnit, vec: np.ndarray,
@@ -311,7 +311,7 @@ def _supersede(older: MemoryUnit, newer: MemoryUnit, reason: str) -> tuple[Memor
     chain = tuple(dict.fromkeys(newer.evidence_ids + (older.id,) + older.evidence_ids))
     old = older.model_copy(update={"status": MemoryStatus.SUPERSEDED, "superseded_by": newer.id,
                                    "valid_to": _effective(newer),
-                                   "flags": older.flags + (f"superseded ({reason})"[:200],)})
+                                   "flags": older.flags + (f"{Flag.SUPERSEDED} ({reason})"[:200],)})
     new = newer.model_copy(update={"evidence_ids": chain})
     return old, new
 
@@ -423,7 +423,7 @@ def invalidate(store: "UnitStore", unit_id: str, reason: str | None = None, *, p
     with store.write():
         wrong = unit.model_copy(update={
             "status": MemoryStatus.INVALIDATED, "valid_to": unit.valid_to or now,
-            "flags": unit.flags + (f"invalidated ({reason or 'no reason given'})"[:200],)})
+            "flags": unit.flags + (f"{Flag.INVALIDATED} ({reason or 'no reason given'})"[:200],)})
         store.update(wrong)
         for source in store.get_many(unit.evidence_ids):
             store.update(source.model_copy(update={"confidence": round(max(0.0, source.confidence - penalty), 3)}))

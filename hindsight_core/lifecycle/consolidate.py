@@ -48,7 +48,7 @@ __all__ = ["ConsolidationReport", "consolidate", "grounding_problems"]
 
 log = logging.getLogger("hindsight.consolidate")
 
-_SKIP_FLAGS = frozenset({"log_only", "digest", "instruction_like", "consolidated"})
+_SKIP_FLAGS = frozenset({Flag.LOG_ONLY, Flag.DIGEST, Flag.INSTRUCTION_LIKE, Flag.CONSOLIDATED})
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
 
 
