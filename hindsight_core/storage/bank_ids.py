@@ -90,7 +90,8 @@ def normalise_bank_ids(engine: "MemoryEngine", *, merge: bool = False, dry_run: 
 def _move(engine: "MemoryEngine", old: str, new: str) -> None:
     store = engine.store
     source = store.open_bank(old, embedder=engine.embedder.name, dim=engine.embedder.dim, create=False)
-    target = engine.bank(new).store.open(create=True)
+    units = engine.bank(new).store
+    target = units.open(create=True)
     batch: list[tuple[str, str, dict, object]] = []
 
     def flush() -> None:
@@ -108,5 +109,6 @@ def _move(engine: "MemoryEngine", old: str, new: str) -> None:
     if batch:
         flush()
     store.drop_bank(old)
-    engine._forget_index(new, None)
-    engine._forget_index(old, None)
+    # the records were written behind the loaded index: the next call loads the bank again. Nothing is
+    # loaded under ``old``: the engine loads banks only by their normal id (``engine.bank`` normalises)
+    units.forget()
