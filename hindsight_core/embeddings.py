@@ -1,7 +1,10 @@
 """Embedders: the offline default, any sentence-transformers model, LangChain ``Embeddings`` or a callable.
 
 Everything is adapted to one small protocol, :class:`Embedder`, whose vectors are unit-normalised
-``float32`` rows so that a dot product is a cosine similarity.
+``float32`` rows so that a dot product is a cosine similarity. Small calls that arrive from several
+threads while one runs are answered by one merged model call (:mod:`hindsight_core.embed_batching`),
+for the bundled models, LangChain ``Embeddings`` and callables; an :class:`Embedder` you bring is
+called as it is.
 
 Example:
     >>> from hindsight_core.embeddings import resolve_embedder

@@ -15,3 +15,17 @@ def test_concurrency_benchmark_runs_and_loses_nothing():
     assert summary["one_bank"]["written"] == {"load-0": 12}
     assert summary["many_banks"]["written"] == {"load-0": 4, "load-1": 4, "load-2": 4}
     assert summary["clean"] is True and summary["single"]["recall_p95_ms"] > 0
+
+
+def test_recall_traces_its_embedding_time_apart_from_lock_waits():
+    from hindsight_core import MemoryEngine
+
+    engine = MemoryEngine.ephemeral(embedder=HashEmbedder(dim=32))
+    try:
+        bank = engine.bank("trace")
+        bank.capture("Alice moved to Lisbon in March.")
+        trace = bank.recall("Where did Alice move?").trace
+        assert {"embed_ms", "lock_wait_ms", "total_ms"} <= set(trace)
+        assert 0 <= trace["embed_ms"] <= trace["total_ms"]
+    finally:
+        engine.close()
