@@ -86,13 +86,15 @@ class VectorSet:
 
     @classmethod
     def from_rows(cls, ids: Sequence[str], matrix: np.ndarray) -> "VectorSet":
-        """The set :meth:`export` described (``matrix`` is copied: the set writes into its rows)."""
+        """The set :meth:`export` described (``matrix`` is used as is when the set may write into it:
+        a writable, C-ordered float32 array; otherwise it is copied)."""
         if matrix.ndim != 2 or matrix.shape[0] != len(ids):
             raise ValueError(f"{len(ids)} ids for a matrix of shape {matrix.shape}")
         out = cls(matrix.shape[1])
         if not len(ids):
             return out
-        out._matrix = np.array(matrix, dtype=np.float32)
+        writable = matrix.dtype == np.float32 and matrix.flags.writeable and matrix.flags.c_contiguous
+        out._matrix = matrix if writable else np.array(matrix, dtype=np.float32)
         out._ids = list(ids)
         out._row = dict(zip(out._ids, range(len(out._ids))))
         return out

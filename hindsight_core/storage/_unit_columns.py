@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -35,20 +36,25 @@ def _encode(values: Iterable[str | None]) -> tuple[list[str], np.ndarray]:
 
 def to_columns(units: Sequence[IndexedUnit]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """``units`` as (JSON-able values, flat arrays), in their order."""
-    meta: dict[str, Any] = {"id": [u.id for u in units], "text": [u.text for u in units]}
-    arrays: dict[str, np.ndarray] = {"seq": np.asarray([u.seq for u in units], dtype=np.int64)}
+    def column(name: str) -> list[Any]:
+        return list(map(attrgetter(name), units))
+
+    meta: dict[str, Any] = {"id": column("id"), "text": column("text")}
+    arrays: dict[str, np.ndarray] = {"seq": np.asarray(column("seq"), dtype=np.int64)}
     for name in _CODED:
-        meta[name], arrays[name] = _encode(getattr(u, name) for u in units)
+        meta[name], arrays[name] = _encode(column(name))
     for name in _FLOATS:
-        arrays[name] = np.asarray([float(getattr(u, name)) for u in units], dtype=np.float64)
-    arrays["occurred_at_set"] = np.asarray([u.occurred_at is not None for u in units], dtype=bool)
-    arrays["occurred_at"] = np.asarray([u.occurred_at or 0.0 for u in units], dtype=np.float64)
+        arrays[name] = np.asarray(column(name), dtype=np.float64)
+    occurred = column("occurred_at")
+    arrays["occurred_at_set"] = np.asarray([t is not None for t in occurred], dtype=bool)
+    arrays["occurred_at"] = np.asarray([0.0 if t is None else t for t in occurred], dtype=np.float64)
     for name in _TUPLES:
-        meta[name] = [list(getattr(u, name)) for u in units]
-    contexts = [u.context for u in units if u.context is not None]
-    arrays["context_row"] = np.cumsum([u.context is not None for u in units], dtype=np.int64) - 1
-    arrays["context_row"][[u.context is None for u in units]] = -1
-    arrays["context"] = np.stack(contexts) if contexts else np.zeros((0, 0), dtype=np.float32)
+        meta[name] = column(name)  # tuples: JSON arrays
+    contexts = column("context")
+    has = np.asarray([c is not None for c in contexts], dtype=bool)
+    arrays["context_row"] = np.where(has, np.cumsum(has) - 1, -1).astype(np.int64)
+    kept = [c for c in contexts if c is not None]
+    arrays["context"] = np.stack(kept) if kept else np.zeros((0, 0), dtype=np.float32)
     return meta, arrays
 
 
@@ -62,7 +68,9 @@ def from_columns(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> list[In
 
     occurred = [t if present else None
                 for t, present in zip(arrays["occurred_at"].tolist(), arrays["occurred_at_set"].tolist())]
-    matrix = np.array(arrays["context"])  # a copy: the records own writable vectors, as after a rebuild
+    matrix = arrays["context"]
+    if not matrix.flags.writeable:  # the records own writable vectors, as after a rebuild
+        matrix = np.array(matrix)
     contexts = [matrix[r] if r >= 0 else None for r in arrays["context_row"].tolist()]
     columns = {
         "id": meta["id"], "seq": arrays["seq"].tolist(), "text": meta["text"], "occurred_at": occurred,

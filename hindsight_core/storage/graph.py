@@ -33,9 +33,10 @@ Example:
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import re
-from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable
 
 import networkx as nx
 import numpy as np
@@ -56,12 +57,10 @@ _STRUCTURAL = frozenset({"mentions", "spoken_by", "next"})
 _NEXT = "next"
 
 
-class _Node(NamedTuple):
-    seq: int
-    session: str | None
-    when: float  # mentioned_at
-    chain: str
-    times: tuple[float, ...]  # {mentioned_at, occurred_at or mentioned_at}, sorted
+#: A unit node: (seq, session, mentioned_at, chain key, sorted {mentioned_at, occurred_at or mentioned_at}).
+#: A plain tuple, not a NamedTuple: a snapshot load makes one per unit, and zip() makes them in C.
+_Node = tuple  # (int, str | None, float, str, tuple[float, ...])
+_SEQ, _SESSION, _WHEN, _CHAIN, _TIMES = range(5)
 
 
 class GraphIndex:
@@ -97,8 +96,8 @@ class GraphIndex:
             return self._view[1]
         g = nx.MultiDiGraph()
         for uid, node in self._nodes.items():
-            g.add_node(UNIT + uid, seq=node.seq, session=node.session, when=node.when, chain=node.chain,
-                       times=node.times)
+            g.add_node(UNIT + uid, seq=node[_SEQ], session=node[_SESSION], when=node[_WHEN], chain=node[_CHAIN],
+                       times=node[_TIMES])
         for uid, ents in self._unit_ents.items():
             for key, kinds in ents.items():
                 for kind in kinds:
@@ -119,7 +118,7 @@ class GraphIndex:
         self._version += 1
         chain_key = unit.session_id if unit.session_id is not None else _NO_SESSION
         times = tuple(sorted({unit.mentioned_at, unit.when}))
-        self._nodes[unit.id] = _Node(unit.seq, unit.session_id, unit.mentioned_at, chain_key, times)
+        self._nodes[unit.id] = (unit.seq, unit.session_id, unit.mentioned_at, chain_key, times)
         for t in times:
             bisect.insort(self._times, (t, unit.id))
         for key in unit.entities:
@@ -144,9 +143,9 @@ class GraphIndex:
         if data is None:
             return
         self._version += 1
-        chain = self._chains.get(data.chain, [])
-        pos = bisect.bisect_left(chain, (data.seq, unit_id))
-        for t in data.times:
+        chain = self._chains.get(data[_CHAIN], [])
+        pos = bisect.bisect_left(chain, (data[_SEQ], unit_id))
+        for t in data[_TIMES]:
             i = bisect.bisect_left(self._times, (t, unit_id))
             if i < len(self._times) and self._times[i] == (t, unit_id):
                 self._times.pop(i)
@@ -171,7 +170,7 @@ class GraphIndex:
             if 0 < pos < len(chain):
                 self._chain(chain[pos - 1][1], chain[pos][1])
         if not chain:
-            self._chains.pop(data.chain, None)
+            self._chains.pop(data[_CHAIN], None)
 
     @staticmethod
     def _drop_half(side: dict[str, dict[str, dict[str, float]]], node: str, other: str) -> None:
@@ -213,7 +212,7 @@ class GraphIndex:
 
     def _chain(self, a: str, b: str) -> None:
         na, nb = self._nodes[a], self._nodes[b]
-        if na.chain == _NO_SESSION and abs(nb.when - na.when) > _SITTING_GAP:
+        if na[_CHAIN] == _NO_SESSION and abs(nb[_WHEN] - na[_WHEN]) > _SITTING_GAP:
             return
         self._next[a] = b
         self._prev[b] = a
@@ -305,6 +304,24 @@ class GraphIndex:
         return math.log(1.0 + max(1, len(self._nodes)) / (1.0 + self.entity_degree(key)))
 
     # -- snapshot ------------------------------------------------------------------------------
+    def reordered(self, unit_ids: Iterable[str]) -> "GraphIndex":
+        """A copy of this graph's units, laid out as adding them in this order to an empty index lays
+        them out (entity and unit dicts in that order), with no links (add them after, as a rebuild
+        does). Chains and times are sorted structures, copied as they are. Unit ids must all be here."""
+        out = GraphIndex()
+        out._kinds = dict(self._kinds)
+        for uid in unit_ids:
+            out._nodes[uid] = self._nodes[uid]
+            ents = self._unit_ents.get(uid)
+            if ents is not None:
+                out._unit_ents[uid] = dict(ents)
+                for key, kinds in ents.items():
+                    out._ent_units.setdefault(key, {})[uid] = kinds
+        out._max_words = max([min(4, key.count(" ") + 1) for key in out._ent_units] + [1])
+        out._chains = {chain: list(members) for chain, members in self._chains.items()}
+        out._prev, out._next, out._times = dict(self._prev), dict(self._next), list(self._times)
+        return out
+
     def export_columns(self, code: dict[str, int]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """The whole state as (JSON-able values, flat arrays), unit ids as their number in ``code``;
         dict orders are kept, so :meth:`from_columns` gives back an index that iterates the same."""
@@ -321,16 +338,16 @@ class GraphIndex:
             return np.fromiter(values, dtype=np.int64)
 
         meta = {"entities": ents, "kinds": [list(k) for k in kinds], "chains": chains,
-                "sessions": [n.session for _, n in nodes], "max_words": self._max_words,
+                "sessions": [n[_SESSION] for _, n in nodes], "max_words": self._max_words,
                 "link_kinds": [k for _, _, k, _ in out_edges]}
         arrays = {
             "node_unit": ints(code[u] for u, _ in nodes),
-            "node_seq": ints(n.seq for _, n in nodes),
-            "node_when": np.fromiter((n.when for _, n in nodes), dtype=np.float64),
-            "node_chain": ints(chain_code[n.chain] for _, n in nodes),
+            "node_seq": ints(n[_SEQ] for _, n in nodes),
+            "node_when": np.fromiter((n[_WHEN] for _, n in nodes), dtype=np.float64),
+            "node_chain": ints(chain_code[n[_CHAIN]] for _, n in nodes),
         }
-        arrays["node_ntimes"] = ints(len(n.times) for _, n in nodes)
-        arrays["node_times"] = np.fromiter((t for _, n in nodes for t in n.times), dtype=np.float64)
+        arrays["node_ntimes"] = ints(len(n[_TIMES]) for _, n in nodes)
+        arrays["node_times"] = np.fromiter((t for _, n in nodes for t in n[_TIMES]), dtype=np.float64)
         arrays["chain_len"] = ints(len(c) for c in self._chains.values())
         arrays["chain_unit"] = ints(code[u] for c in self._chains.values() for _, u in c)
         arrays["eu_len"] = ints(len(us) for us in self._ent_units.values())
@@ -339,6 +356,7 @@ class GraphIndex:
         arrays["ue_unit"] = ints(code[u] for u in self._unit_ents)
         arrays["ue_len"] = ints(len(es) for es in self._unit_ents.values())
         arrays["ue_ent"] = ints(ent_code[e] for es in self._unit_ents.values() for e in es)
+        arrays["ue_kind"] = ints(kind_code[ks] for es in self._unit_ents.values() for ks in es.values())
         arrays["next"] = ints(code[u] for pair in self._next.items() for u in pair)
         arrays["prev"] = ints(code[u] for pair in self._prev.items() for u in pair)
         arrays["times_t"] = np.fromiter((t for t, _ in self._times), dtype=np.float64)
@@ -362,13 +380,14 @@ class GraphIndex:
             return [flat[a:b] for a, b in zip([0] + ends[:-1], ends)]
 
         chains = meta["chains"]
-        times = split(arrays["node_times"].tolist(), arrays["node_ntimes"])
-        g._nodes = dict(zip(names("node_unit"), map(_Node, arrays["node_seq"].tolist(), meta["sessions"],
-                                                    arrays["node_when"].tolist(),
-                                                    map(chains.__getitem__, arrays["node_chain"].tolist()),
-                                                    map(tuple, times))))
-        seqs = {u: n.seq for u, n in g._nodes.items()}
-        g._chains = {c: [(seqs[u], u) for u in members]
+        seq = arrays["node_seq"].tolist()
+        flat, ntimes = arrays["node_times"].tolist(), arrays["node_ntimes"].tolist()
+        ends = list(itertools.accumulate(ntimes))
+        times = [tuple(flat[e - n:e]) for n, e in zip(ntimes, ends)]
+        g._nodes = dict(zip(names("node_unit"), zip(seq, meta["sessions"], arrays["node_when"].tolist(),
+                                                    map(chains.__getitem__, arrays["node_chain"].tolist()), times)))
+        seq_of = dict(zip(names("node_unit"), seq))
+        g._chains = {c: list(zip(map(seq_of.__getitem__, members), members))
                      for c, members in zip(chains, split(names("chain_unit"), arrays["chain_len"]))}
         kinds = [tuple(k) for k in meta["kinds"]]
         g._kinds = {k: k for k in kinds}
@@ -376,10 +395,9 @@ class GraphIndex:
         eu_kinds = list(map(kinds.__getitem__, arrays["eu_kind"].tolist()))
         g._ent_units = {e: dict(zip(us, ks)) for e, us, ks in
                         zip(ents, split(names("eu_unit"), arrays["eu_len"]), split(eu_kinds, arrays["eu_len"]))}
-        ent_of = g._ent_units
-        g._unit_ents = {u: {e: ent_of[e][u] for e in es} for u, es in
-                        zip(names("ue_unit"), split(list(map(ents.__getitem__, arrays["ue_ent"].tolist())),
-                                                    arrays["ue_len"]))}
+        ue_ents = split(list(map(ents.__getitem__, arrays["ue_ent"].tolist())), arrays["ue_len"])
+        ue_kinds = split(list(map(kinds.__getitem__, arrays["ue_kind"].tolist())), arrays["ue_len"])
+        g._unit_ents = {u: dict(zip(es, ks)) for u, es, ks in zip(names("ue_unit"), ue_ents, ue_kinds)}
         pairs = names("next")
         g._next = dict(zip(pairs[0::2], pairs[1::2]))
         pairs = names("prev")

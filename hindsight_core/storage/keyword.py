@@ -357,51 +357,54 @@ class KeywordIndex:
             plist = self._postings[term] = dict(zip(slots.tolist(), tfs.astype(np.int64).tolist()))
         return plist
 
-    def reordered(self, doc_ids: Sequence[str]) -> "KeywordIndex":
-        """A new index of ``doc_ids`` (all known here), laid out as adding them in this order to an
-        empty index would lay them out (slots, postings order), without tokenizing their texts again.
-        A snapshot stores this form, so a bank opened from it equals one rebuilt from storage."""
-        out = KeywordIndex(self.k1, self.b, self.bigrams)
-        size = len(out._len)
-        while size < len(doc_ids):  # grown as add() grows it
-            size *= 2
-        out._len = np.zeros(size, dtype=np.float64)
-        for slot, doc_id in enumerate(doc_ids):
-            old = self._slot[doc_id]
-            tf = self._doc(old, keep=False)
-            out._slot[doc_id] = slot
-            out._ids.append(doc_id)
-            out._terms.append(tf)
-            group = self._group_of[old]
-            out._group_of.append(group)
-            out._len[slot] = self._len[old]
-            out._total_len += self._len[old]
-            for term, n in tf.items():
-                out._postings.setdefault(term, {})[slot] = n  # type: ignore[index]
-            if group is not None:
-                out._groups.setdefault(group, set()).add(slot)
-        out._version = len(doc_ids)
-        return out
-
     # -- snapshot ------------------------------------------------------------------------------
-    def export_columns(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-        """The whole state as (JSON-able values, flat arrays) for a snapshot; dict orders are kept,
-        so :meth:`from_columns` gives back an index that scores and iterates the same."""
-        vocab = list(self._postings)
+    def export_columns(self, doc_ids: Sequence[str] | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """The whole state as (JSON-able values, flat arrays) for a snapshot.
+
+        With ``doc_ids`` (every document here, in some order), the state is laid out as adding them in
+        that order to an empty index lays it out (slots, lengths, version), without tokenizing again:
+        a snapshot stores that form, so a bank opened from it equals one rebuilt from storage. Postings
+        are stored in slot order (the order within a term's postings never changes a score).
+        """
+        if doc_ids is None:
+            slots: Sequence[int] = range(len(self._ids))
+            ids, groups, free, order = self._ids, self._group_of, self._free, list(self._slot.values())
+            lengths, total, version = self._len, self._total_len, self._version
+        else:
+            slots = [self._slot[d] for d in doc_ids]
+            ids, groups, free, order = list(doc_ids), [self._group_of[s] for s in slots], [], list(range(len(slots)))
+            size = len(KeywordIndex()._len)
+            while size < len(slots):  # grown as add() grows it
+                size *= 2
+            lengths = np.zeros(size, dtype=np.float64)
+            lengths[:len(slots)] = self._len[list(slots)]
+            total = 0.0
+            for n in lengths[:len(slots)].tolist():  # summed in add()'s order: the same float
+                total += n
+            version = len(slots)
+        docs = [self._doc(slot, keep=False) for slot in slots]
+        # terms in the order adding the documents would first see them (the live order otherwise)
+        vocab = list(self._postings) if doc_ids is None else list(dict.fromkeys(t for tf in docs for t in tf))
         code = {t: i for i, t in enumerate(vocab)}
-        docs = [self._doc(slot, keep=False) for slot in range(len(self._terms))]
-        postings = [self._posting(t) for t in vocab]
-        meta = {"k1": self.k1, "b": self.b, "bigrams": self.bigrams, "ids": self._ids, "groups": self._group_of,
-                "free": self._free, "total_len": self._total_len, "version": self._version,
-                "order": list(self._slot.values()), "vocab": vocab}
+        doc_term: list[int] = []
+        doc_tf: list[int] = []
+        doc_len: list[int] = []
+        for tf in docs:
+            doc_term.extend(map(code.__getitem__, tf))
+            doc_tf.extend(tf.values())
+            doc_len.append(len(tf))
+        terms = np.asarray(doc_term, dtype=np.int64)
+        by_term = np.argsort(terms, kind="stable")  # each term's postings in slot order
+        meta = {"k1": self.k1, "b": self.b, "bigrams": self.bigrams, "ids": ids, "groups": groups, "free": free,
+                "total_len": total, "version": version, "order": order, "vocab": vocab}
         arrays = {
-            "len": self._len,
-            "doc_len": np.fromiter(map(len, docs), dtype=np.int64, count=len(docs)),
-            "doc_term": np.fromiter((code[t] for tf in docs for t in tf), dtype=np.int64),
-            "doc_tf": np.fromiter((n for tf in docs for n in tf.values()), dtype=np.int64),
-            "post_len": np.fromiter((len(slots) for slots, _ in postings), dtype=np.int64, count=len(vocab)),
-            "post_slot": np.concatenate([slots for slots, _ in postings] or [np.zeros(0, np.int64)]).astype(np.int64),
-            "post_tf": np.concatenate([tfs for _, tfs in postings] or [np.zeros(0)]).astype(np.int64),
+            "len": np.asarray(lengths, dtype=np.float64),
+            "doc_len": np.asarray(doc_len, dtype=np.int64),
+            "doc_term": terms,
+            "doc_tf": np.asarray(doc_tf, dtype=np.int64),
+            "post_len": np.bincount(terms, minlength=len(vocab)).astype(np.int64),
+            "post_slot": np.repeat(np.arange(len(doc_len), dtype=np.int64), doc_len)[by_term],
+            "post_tf": np.asarray(doc_tf, dtype=np.int64)[by_term],
         }
         return meta, arrays
 

@@ -135,12 +135,26 @@ class LiveIndex:
         :mod:`hindsight_core.storage.snapshot`; the caller holds ``lock``. Plain data only: no
         per-unit objects, so loading it back costs a few bulk conversions, not an unpickler's walk.
 
-        The state is laid out as :meth:`rebuild` would lay out the same records (see
-        :meth:`_as_rebuilt`), so a bank opened from a snapshot answers exactly as a rebuilt one,
-        down to the order of ties."""
-        canon = self._as_rebuilt()
-        units = list(canon.units.values())
-        code = {u.id: i for i, u in enumerate(units)}
+        The state is laid out as :meth:`rebuild` lays out the same records: units, vector rows and
+        keyword slots in ``seq`` order, links added after every node, vectors as Chroma holds them
+        (see ``_unsynced``). The live index differs only in order (units written later, or rewritten,
+        come last), which decides ties: so a bank opened from a snapshot answers exactly as a rebuilt
+        one. Nothing is tokenized again and the light records are not copied.
+        """
+        ordered = sorted(self.units.values(), key=lambda u: u.seq)
+        code = {u.id: i for i, u in enumerate(ordered)}
+        hot = [u.id for u in ordered if u.status != _ARCHIVED]
+        cold = [u.id for u in ordered if u.status == _ARCHIVED]
+        stored = self.store.get(self.collection, [i for i in self._unsynced if i in self.units], embeddings=True)
+        vectors = self.vectors(hot + cold)
+        for row, unit_id in enumerate(hot + cold):
+            if unit_id in stored:
+                vectors[row] = np.asarray(stored[unit_id][2], dtype=np.float32)
+        canon = LiveIndex(self.store, self.collection, self.dim)  # the graph and links, as rebuild() adds them
+        canon.units = self.units
+        canon.graph = self.graph.reordered(code)
+        for unit in ordered:
+            canon._link(unit)
         meta: dict[str, Any] = {}
         arrays: dict[str, np.ndarray] = {}
 
@@ -148,48 +162,17 @@ class LiveIndex:
             meta[prefix] = part[0]
             arrays.update((f"{prefix}.{name}", value) for name, value in part[1].items())
 
-        put("units", to_columns(units))
-        put("keyword", canon.keyword.export_columns())
-        put("cold_keyword", canon.cold_keyword.export_columns())
+        put("units", to_columns(ordered))
+        put("keyword", self.keyword.export_columns(hot))
+        put("cold_keyword", self.cold_keyword.export_columns(cold))
         put("graph", canon.graph.export_columns(code))
-        hot_ids, hot = canon._hot.export()
-        cold_ids = list(canon._cold)
-        cold = np.stack([canon._cold[i] for i in cold_ids]) if cold_ids else np.zeros((0, self.dim), np.float32)
-        put("vectors", ({"cold": cold_ids}, {
-            "hot_unit": np.asarray([code[i] for i in hot_ids], dtype=np.int64), "hot": hot, "cold": cold}))
+        put("vectors", ({"cold": cold}, {"hot_unit": np.asarray([code[i] for i in hot], dtype=np.int64),
+                                         "hot": vectors[:len(hot)], "cold": vectors[len(hot):]}))
         meta["index"] = {"cited_by": [[i, list(by)] for i, by in canon._cited_by.items()],
-                         "drafts": list(canon.drafts), "directives": list(canon.directives),
+                         "drafts": [u.id for u in ordered if u.status == "draft"],
+                         "directives": [u.id for u in ordered if u.kind == "directive" and u.status == "active"],
                          "next_seq": self.next_seq}
         return meta, arrays
-
-    def _as_rebuilt(self) -> "LiveIndex":
-        """A copy of this index laid out as :meth:`rebuild` lays out the same records: units, rows and
-        slots in ``seq`` order, links added after every node, vectors as Chroma holds them (see
-        ``_unsynced``). The live index differs only in order (units written later, or rewritten, come
-        last), which decides ties; words are not tokenized again and the light records are shared."""
-        out = LiveIndex(self.store, self.collection, self.dim)
-        ordered = sorted(self.units.values(), key=lambda u: u.seq)
-        stored = self.store.get(self.collection, [i for i in self._unsynced if i in self.units], embeddings=True)
-        hot = [u.id for u in ordered if u.status != _ARCHIVED]
-        cold = [u.id for u in ordered if u.status == _ARCHIVED]
-        matrix = self.vectors(hot) if hot else np.zeros((0, self.dim), np.float32)
-        for row, unit_id in enumerate(hot):
-            if unit_id in stored:
-                matrix[row] = np.asarray(stored[unit_id][2], dtype=np.float32)
-        out._hot = VectorSet.from_rows(hot, matrix)
-        out._cold = {i: (np.asarray(stored[i][2], dtype=np.float32) if i in stored else self._cold[i]) for i in cold}
-        out.keyword = self.keyword.reordered(hot)
-        out.cold_keyword = self.cold_keyword.reordered(cold)
-        for unit in ordered:
-            out.units[unit.id] = unit
-            if unit.status == "draft":
-                out.drafts.add(unit.id)
-            if unit.kind == "directive" and unit.status == "active":
-                out.directives.add(unit.id)
-            out.graph.add(unit)
-        for unit in ordered:
-            out._link(unit)
-        return out
 
     def import_columns(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
         """Install what :meth:`export_columns` gave (the caller checked it is this bank's, and holds
@@ -208,7 +191,8 @@ class LiveIndex:
         hot = VectorSet.from_rows([ids[i] for i in vec["hot_unit"].tolist()], vec["hot"])
         if hot.dim != self.dim or (len(vec_meta["cold"]) and vec["cold"].shape[1] != self.dim):
             raise ValueError(f"vectors of dimension {hot.dim}, not {self.dim}")
-        cold = dict(zip(vec_meta["cold"], np.array(vec["cold"], dtype=np.float32)))  # a copy: writable rows
+        cold_rows = vec["cold"] if vec["cold"].flags.writeable else np.array(vec["cold"], dtype=np.float32)
+        cold = dict(zip(vec_meta["cold"], cold_rows))
         rest = meta["index"]
         self.units = dict(zip(ids, units))
         self.keyword, self.cold_keyword, self.graph, self._hot, self._cold = keyword, cold_keyword, graph, hot, cold

@@ -77,6 +77,7 @@ _FOLDER = "hindsight-index"
 _HEADER = struct.Struct(">I")
 #: The array types a snapshot holds (little-endian numbers and booleans; never objects).
 _DTYPES = frozenset({"<i8", "<f8", "<f4", "|b1"})
+_ALIGN = 64  # bytes: arrays start on this boundary of the file (a cache line)
 
 
 def chroma_revision(store_folder: str | os.PathLike[str], collection_id: str) -> int | None:
@@ -139,17 +140,22 @@ class SnapshotDir:
         with index.lock:
             meta, arrays = index.export_columns()
             count = len(index.units)
-        payload = _pack(meta, arrays)
+        parts = _pack_parts(meta, arrays)
+        crc = 0
+        for part in parts:
+            crc = zlib.crc32(part, crc)
         header = json.dumps({"snapshot_version": SNAPSHOT_VERSION, "schema_version": SCHEMA_VERSION,
                              "collection_id": str(col.id), "dim": index.dim, "count": count, "revision": revision,
-                             "crc32": zlib.crc32(payload)}).encode()
+                             "crc32": crc}).encode()
+        header += b" " * (-(len(MAGIC) + _HEADER.size + len(header)) % _ALIGN)  # the payload starts aligned
         self.folder.mkdir(parents=True, exist_ok=True)
         target = self.path_for(bank_id)
         fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".snap")
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(MAGIC + _HEADER.pack(len(header)) + header)
-                out.write(payload)
+                for part in parts:
+                    out.write(part)
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(tmp, target)  # readers see the old file or the whole new one, never half
@@ -172,7 +178,10 @@ class SnapshotDir:
             return False
         path = self.path_for(bank_id)
         try:
-            data = path.read_bytes()
+            with open(path, "rb") as f:  # into a mutable buffer: the arrays read from it are writable in place
+                data = np.empty(os.fstat(f.fileno()).st_size, dtype=np.uint8)  # not zero-filled first
+                if f.readinto(memoryview(data)) != len(data):
+                    raise OSError("the file shrank while it was read")
         except FileNotFoundError:
             return False
         except OSError as exc:
@@ -187,18 +196,19 @@ class SnapshotDir:
         return True
 
     @staticmethod
-    def _check_and_install(index: "LiveIndex", data: bytes, revision: int | None) -> str | None:
-        """None when ``data`` was installed into ``index``; otherwise why it was refused."""
-        if not data.startswith(MAGIC) or len(data) < len(MAGIC) + _HEADER.size:
+    def _check_and_install(index: "LiveIndex", buffer: Any, revision: int | None) -> str | None:
+        """None when the file's bytes ``buffer`` were installed into ``index``; otherwise why not."""
+        data = memoryview(buffer).cast("B")
+        if len(data) < len(MAGIC) + _HEADER.size or bytes(data[:len(MAGIC)]) != MAGIC:
             return "not a snapshot file"
         at = len(MAGIC)
         (size,) = _HEADER.unpack_from(data, at)
         at += _HEADER.size
         try:
-            header = json.loads(data[at:at + size])
+            header = json.loads(bytes(data[at:at + size]))
         except ValueError:
             return "unreadable header"
-        payload = memoryview(data)[at + size:]
+        payload = data[at + size:]
         expected = {"snapshot_version": SNAPSHOT_VERSION, "schema_version": SCHEMA_VERSION,
                     "collection_id": str(index.collection.id), "dim": index.dim, "revision": revision}
         if revision is None:
@@ -230,6 +240,11 @@ class SnapshotDir:
 def _pack(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> bytes:
     """``meta`` as JSON and ``arrays`` as raw little-endian bytes, after a table naming each one's
     dtype and shape: ``<table length><table JSON><meta JSON><array bytes>...``."""
+    return b"".join(_pack_parts(meta, arrays))
+
+
+def _pack_parts(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> list[bytes | memoryview]:
+    """:func:`_pack`'s bytes as pieces (the arrays' own memory, not copies), to write one by one."""
     table, blobs = [], []
     for name, value in arrays.items():
         value = np.ascontiguousarray(value)
@@ -237,14 +252,19 @@ def _pack(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> bytes:
         if dtype.str not in _DTYPES:
             raise ValueError(f"array {name!r} has dtype {dtype.str}, which a snapshot does not store")
         table.append([name, dtype.str, list(value.shape)])
-        blobs.append(value.astype(dtype, copy=False).tobytes())
+        blobs.append(memoryview(value.astype(dtype, copy=False).reshape(-1).view(np.uint8)))
     text = json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode()
     head = json.dumps({"meta": len(text), "arrays": table}).encode()
-    return b"".join([_HEADER.pack(len(head)), head, text, *blobs])
+    parts: list[bytes | memoryview] = [_HEADER.pack(len(head)), head, text]
+    size = _HEADER.size + len(head) + len(text)
+    for blob in blobs:  # each array starts on an _ALIGN boundary (vectorised numpy wants aligned rows)
+        parts += [b"\0" * (-size % _ALIGN), blob]
+        size += -size % _ALIGN + len(blob)
+    return parts
 
 
 def _unpack(payload: bytes | memoryview) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """What :func:`_pack` wrote. Arrays are read-only views of ``payload`` (copy what will change);
+    """What :func:`_pack` wrote. Arrays are views of ``payload`` (writable when it is a ``bytearray``);
     only plain numeric dtypes are accepted, so nothing in the file is ever turned into code."""
     view = memoryview(payload)
     (size,) = _HEADER.unpack_from(view, 0)
@@ -260,6 +280,7 @@ def _unpack(payload: bytes | memoryview) -> tuple[dict[str, Any], dict[str, np.n
         if dtype not in _DTYPES:
             raise ValueError(f"array {name!r} has dtype {dtype!r}, which a snapshot never stores")
         count = int(np.prod(shape, dtype=np.int64))
+        at += -at % _ALIGN
         arrays[name] = np.frombuffer(view, dtype=np.dtype(dtype), count=count, offset=at).reshape(shape)
         at += arrays[name].nbytes
     if at != len(view):

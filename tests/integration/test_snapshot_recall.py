@@ -70,6 +70,7 @@ def _structure(index: LiveIndex) -> tuple:
 
 def _change(engine: MemoryEngine) -> None:
     """The same changes in both copies (ids exist in both: the copies hold the same records)."""
+    assert engine.drain(60)  # recalls' activity is flushed in the background: done before a rewrite reads it
     bank = engine.bank("big")
     index = engine._live_index("big")
     ordered = sorted(index.units.values(), key=lambda u: u.seq)

@@ -45,16 +45,20 @@ def test_keyword_index_round_trips_and_stays_editable():
     assert _state(again) == _state(idx)
 
 
-def test_reordered_keyword_index_equals_one_built_in_that_order():
+def test_keyword_columns_in_a_given_order_equal_an_index_built_in_that_order():
     idx = _keyword()
+    idx.add("d3", "Chen moved the search api to region 1")  # rewritten: it moves to the end of the live order
     order = sorted(idx.ids(), reverse=True)
     built = KeywordIndex()
-    texts = dict(zip([f"d{n}" for n in range(len(TEXTS))], TEXTS), d9="Dana rolled back the billing service")
+    texts = dict(zip([f"d{n}" for n in range(len(TEXTS))], TEXTS), d9="Dana rolled back the billing service",
+                 d3="Chen moved the search api to region 1")
     for doc in order:
         built.add(doc, texts[doc])
-    assert _state(idx.reordered(order)) == _state(built)
-    meta, arrays = idx.reordered(order).export_columns()
-    assert meta == built.export_columns()[0]
+    meta, arrays = idx.export_columns(order)
+    want_meta, want = built.export_columns()
+    assert meta == want_meta
+    assert arrays.keys() == want.keys() and all(np.array_equal(arrays[k], want[k]) for k in want)
+    assert _state(KeywordIndex.from_columns(meta, arrays)) == _state(built)
 
 
 def test_keyword_columns_that_do_not_fit_are_refused():
