@@ -8,14 +8,19 @@ Two parts, in one run, on the deterministic hash embedder (so the model does not
    banks loaded at the end, and recall latency p50/p95 for random banks *cold* (evicted: the recall
    reopens the bank) and *warm* (the same bank again), next to the warm p95 of a single-bank run in
    the same process.
-2. **Cold opens.** A bank of each ``--open-sizes`` size is written, then opened twice in a fresh
-   engine: by today's full rebuild from Chroma (``LiveIndex.rebuild``) and from the snapshot written
-   when the previous engine closed. Reports both times and their ratio.
+2. **Cold opens.** A bank of each ``--open-sizes`` size is written, then opened in fresh engines
+   (a restart each): once by today's full rebuild from Chroma, then ``--open-repeats`` times from the
+   snapshot the previous engine wrote when it closed. Reports both times (wall clock, and the
+   process's CPU time beside it), their ratio, and the first recalls after the snapshot open.
 
 Full size (issue 17; run with ``nice -n 10`` on a shared machine)::
 
     python -m benchmarks.many_banks --banks 10000 --units 20 --open-sizes 20000,100000 \\
         --out benchmarks/results/many_banks.json
+
+Cold opens alone (issue 17's 1 s / 5 s bars), published in ``benchmarks/results/cold_open.json``::
+
+    python -m benchmarks.many_banks --banks 0 --open-sizes 20000,100000 --out benchmarks/results/cold_open.json
 
 Smoke size (what the test suite runs)::
 
@@ -184,9 +189,19 @@ def _fill_large(engine: Any, bank_id: str, n: int, seed: int) -> None:
     engine._indexes.pop(bank_id)  # written behind the index: the next open reads Chroma
 
 
-def cold_open(folder: str, size: int, seed: int) -> dict[str, Any]:
+def _open_timed(engine: Any, bank_id: str) -> tuple[Any, float, float]:
+    """Open a bank (its first use after a restart): (index, wall ms, CPU ms of this process)."""
+    gc.collect()  # the previous engine's garbage is not this open's cost
+    cpu = time.process_time()
+    index, wall_ms = _timed(lambda: engine._live_index(bank_id))
+    return index, wall_ms, (time.process_time() - cpu) * 1000
+
+
+def cold_open(folder: str, size: int, seed: int, *, repeats: int = 3, rebuild: bool = True) -> dict[str, Any]:
+    """One bank of ``size`` units: today's rebuild from Chroma and ``repeats`` snapshot opens, each in
+    a fresh engine (a restart), in the same run; times are wall clock, with this process's CPU time
+    beside them (on a shared machine the wall time includes waiting for a core)."""
     from hindsight_core import CacheConfig, MemoryEngine
-    from hindsight_core.storage.live_index import LiveIndex
     from hindsight_core.testing import HashEmbedder
 
     path = os.path.join(folder, f"open-{size}")
@@ -196,44 +211,73 @@ def cold_open(folder: str, size: int, seed: int) -> dict[str, Any]:
     _, fill_ms = _timed(lambda: _fill_large(engine, bank_id, size, seed))
     engine.close()
 
-    # today's path: a fresh engine rebuilds the bank from Chroma on first use
-    engine = MemoryEngine(path, embedder=HashEmbedder(), cache=CacheConfig(snapshots=False))
-    engine._snapshots = None  # no snapshot read or consumed: the pre-snapshot engine
-    col = engine.store.open_bank(bank_id, embedder=engine.embedder.name, dim=engine.embedder.dim, create=False)
-    rebuilt, rebuild_ms = _timed(lambda: LiveIndex(engine.store, col, engine.embedder.dim).rebuild())
-    count = len(rebuilt.units)
-    del rebuilt
-    engine.close()
+    def fresh(snapshots: bool) -> Any:
+        """A new engine with the store and the bank's collection open (not part of the timed open)."""
+        new = MemoryEngine(path, embedder=HashEmbedder(), cache=cache if snapshots else CacheConfig(snapshots=False))
+        if not snapshots:
+            new._snapshots = None  # no snapshot read or consumed: the pre-snapshot engine
+        else:  # record whether each open was served by the snapshot (False: it fell back to a rebuild)
+            restore = new._snapshots.restore
+            new._snapshots.restore = lambda *a: restored.append(restore(*a)) or restored[-1]
+        new.store.open_bank(bank_id, embedder=new.embedder.name, dim=new.embedder.dim, create=False)
+        return new
 
-    # with snapshots: the first engine's open rebuilds and its close saves; the next open restores
-    engine = MemoryEngine(path, embedder=HashEmbedder(), cache=cache)
-    _, first_open_ms = _timed(lambda: engine._live_index(bank_id))
-    _, save_ms = _timed(engine.close)
+    restored: list[bool] = []
+    row: dict[str, Any] = {"units": size, "fill_s": round(fill_ms / 1000, 1)}
+    # today's path: a fresh engine rebuilds the bank from Chroma on first use (the open also writes
+    # no snapshot: that engine has snapshots off)
+    rebuild_ms = rebuild_cpu_ms = None
+    if rebuild:
+        engine = fresh(snapshots=False)
+        rebuilt, rebuild_ms, rebuild_cpu_ms = _open_timed(engine, bank_id)
+        size = len(rebuilt.units)
+        del rebuilt
+        engine.close()
+    # with snapshots: the first engine's open rebuilds and its close saves; every later open restores
+    engine = fresh(snapshots=True)
+    _, first_open_ms, _ = _open_timed(engine, bank_id)
     snap = engine._snapshots.path_for(bank_id)
-    snap_mb = snap.stat().st_size / 2**20 if snap.exists() else 0.0
-    engine = MemoryEngine(path, embedder=HashEmbedder(), cache=cache)
-    engine.store.open_bank(bank_id, embedder=engine.embedder.name, dim=engine.embedder.dim, create=False)  # as above
-    restored, restore_ms = _timed(lambda: engine._live_index(bank_id))
-    used = not snap.exists() and len(restored.units) == count
+    opens, cpus, saves, used = [], [], [], True
+    for _ in range(max(1, repeats)):
+        _, save_ms = _timed(engine.close)
+        saves.append(save_ms)
+        snap_mb = snap.stat().st_size / 2**20 if snap.exists() else 0.0
+        engine = fresh(snapshots=True)
+        index, open_ms, cpu_ms = _open_timed(engine, bank_id)
+        used = used and restored[-1] and not snap.exists() and len(index.units) == size
+        opens.append(open_ms)
+        cpus.append(cpu_ms)
     rng = random.Random(seed)
     _, first_recall_ms = _timed(lambda: engine.bank(bank_id).recall(_query(rng), k=5))
+    _, next_recall_ms = _timed(lambda: engine.bank(bank_id).recall(_query(rng), k=5))
     engine.close()
-    return {"units": count, "fill_s": round(fill_ms / 1000, 1), "rebuild_ms": round(rebuild_ms, 1),
-            "snapshot_open_ms": round(restore_ms, 1), "snapshot_used": used,
-            "speedup": round(rebuild_ms / max(restore_ms, 1e-6), 1), "snapshot_mb": round(snap_mb, 1),
-            "snapshot_save_ms": round(save_ms, 1), "first_open_with_rebuild_ms": round(first_open_ms, 1),
-            "first_recall_after_snapshot_open_ms": round(first_recall_ms, 1)}
+    open_ms, cpu_ms = sorted(opens)[len(opens) // 2], sorted(cpus)[len(cpus) // 2]
+    row.update({
+        "units": size, "rebuild_ms": None if rebuild_ms is None else round(rebuild_ms, 1),
+        "rebuild_cpu_ms": None if rebuild_cpu_ms is None else round(rebuild_cpu_ms, 1),
+        "snapshot_open_ms": round(open_ms, 1), "snapshot_open_cpu_ms": round(cpu_ms, 1),
+        "snapshot_open_ms_each": [round(v, 1) for v in opens], "snapshot_used": used,
+        "speedup": None if rebuild_ms is None else round(rebuild_ms / max(open_ms, 1e-6), 1),
+        "snapshot_mb": round(snap_mb, 1), "snapshot_save_ms": round(sorted(saves)[len(saves) // 2], 1),
+        "first_open_with_rebuild_ms": round(first_open_ms, 1),
+        "first_recall_after_snapshot_open_ms": round(first_recall_ms, 1),
+        "second_recall_ms": round(next_recall_ms, 1),
+        "loadavg_1m_after": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+    })
+    return row
 
 
 # ---- entry points -------------------------------------------------------------------------------
 def run(*, banks: int, units: int, samples: int, open_sizes: list[int], seed: int = 7, folder: str | None = None,
-        progress: bool = False) -> dict[str, Any]:
-    """Both parts; returns the report (JSON-serialisable)."""
+        progress: bool = False, open_repeats: int = 3, rebuild_max: int | None = None) -> dict[str, Any]:
+    """Both parts; returns the report (JSON-serialisable). Cold opens of banks larger than
+    ``rebuild_max`` skip the (slow) rebuild timing: for smoke runs, never for published figures."""
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         report: dict[str, Any] = {"embedder": "hash", "cpus": os.cpu_count()}
         if banks:
             report["many_banks"] = many_banks(tmp, banks, units, samples, seed, progress)
-        report["cold_open"] = [cold_open(tmp, size, seed) for size in open_sizes]
+        report["cold_open"] = [cold_open(tmp, size, seed, repeats=open_repeats,
+                                         rebuild=rebuild_max is None or size <= rebuild_max) for size in open_sizes]
         return report
 
 
@@ -244,6 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--units", type=int, default=20, help="units per bank")
     parser.add_argument("--samples", type=int, default=200, help="random banks recalled cold, then warm")
     parser.add_argument("--open-sizes", default="20000,100000", help="comma-separated bank sizes for cold opens")
+    parser.add_argument("--open-repeats", type=int, default=3, help="snapshot opens per size (the median is reported)")
+    parser.add_argument("--rebuild-max", type=int, default=None,
+                        help="skip timing the rebuild of banks larger than this (smoke runs; publish without it)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--tmp", default=None, help="folder for the temporary stores (default: the system's)")
     parser.add_argument("--out", default=None, help="write the JSON report here")
@@ -251,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.open_sizes.split(",") if s.strip()]
     report = run(banks=args.banks, units=args.units, samples=args.samples, open_sizes=sizes, seed=args.seed,
-                 folder=args.tmp, progress=args.progress)
+                 folder=args.tmp, progress=args.progress, open_repeats=args.open_repeats, rebuild_max=args.rebuild_max)
     report["command"] = "python -m benchmarks.many_banks " + " ".join(argv if argv is not None else sys.argv[1:])
     text = json.dumps(report, indent=2)
     if args.out:

@@ -79,3 +79,22 @@ class VectorSet:
         else:
             top = np.argsort(-sims, kind="stable")
         return [(self._ids[i], float(sims[i])) for i in top]
+
+    def export(self) -> tuple[list[str], np.ndarray]:
+        """(ids, their vectors as rows in the same order): the whole set, for a snapshot."""
+        return list(self._ids), self._matrix[:len(self._ids)]
+
+    @classmethod
+    def from_rows(cls, ids: Sequence[str], matrix: np.ndarray) -> "VectorSet":
+        """The set :meth:`export` described (``matrix`` is used as is when the set may write into it:
+        a writable, C-ordered float32 array; otherwise it is copied)."""
+        if matrix.ndim != 2 or matrix.shape[0] != len(ids):
+            raise ValueError(f"{len(ids)} ids for a matrix of shape {matrix.shape}")
+        out = cls(matrix.shape[1])
+        if not len(ids):
+            return out
+        writable = matrix.dtype == np.float32 and matrix.flags.writeable and matrix.flags.c_contiguous
+        out._matrix = matrix if writable else np.array(matrix, dtype=np.float32)
+        out._ids = list(ids)
+        out._row = dict(zip(out._ids, range(len(out._ids))))
+        return out

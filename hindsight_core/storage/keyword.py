@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -130,12 +131,15 @@ class KeywordIndex:
         self.bigrams = bigrams
         self._slot: dict[str, int] = {}
         self._ids: list[str | None] = []
-        self._terms: list[dict[str, int] | None] = []
+        # A document's term counts; an int ``row`` instead: still the loaded snapshot's row (see _doc).
+        self._terms: list[dict[str, int] | int | None] = []
         self._group_of: list[str | None] = []
         self._free: list[int] = []
         self._len = np.zeros(64, dtype=np.float64)
         self._total_len = 0.0
-        self._postings: dict[str, dict[int, int]] = {}
+        # term -> {slot: tf}; an int ``row`` instead: still the loaded snapshot's row (see _posting).
+        self._postings: dict[str, dict[int, int] | int] = {}
+        self._base: _Base | None = None  # what a snapshot loaded, read in place until a write changes it
         self._groups: dict[str, set[int]] = {}
         self._version = 0
         self._gcache: tuple[tuple[int, bool], tuple[list[str], np.ndarray, np.ndarray]] | None = None
@@ -171,7 +175,7 @@ class KeywordIndex:
         self._len[slot] = length
         self._total_len += length
         for term, n in tf.items():
-            self._postings.setdefault(term, {})[slot] = n
+            self._editable(term)[slot] = n
         if group is not None:
             self._groups.setdefault(group, set()).add(slot)
 
@@ -181,10 +185,9 @@ class KeywordIndex:
         if slot is None:
             return
         self._version += 1
-        tf = self._terms[slot] or {}
-        for term in tf:
-            plist = self._postings.get(term)
-            if plist is not None:
+        for term in self._doc(slot):
+            if term in self._postings:
+                plist = self._editable(term)
                 plist.pop(slot, None)
                 if not plist:
                     del self._postings[term]
@@ -223,12 +226,12 @@ class KeywordIndex:
     def doc_terms(self, doc_id: str) -> dict[str, int]:
         """The stemmed term frequencies of a document (empty if unknown)."""
         slot = self._slot.get(doc_id)
-        return dict(self._terms[slot] or {}) if slot is not None else {}
+        return dict(self._doc(slot)) if slot is not None else {}
 
     def idf(self, term: str) -> float:
         """BM25 idf of a stemmed term (0.0 if unknown)."""
-        plist = self._postings.get(term)
-        return self._idf(len(plist), len(self._slot)) if plist else 0.0
+        df = self._df(term) if term in self._postings else 0
+        return self._idf(df, len(self._slot)) if df else 0.0
 
     def search_terms(self, qtf: dict[str, float], k: int) -> list[tuple[str, float]]:
         """BM25 for a weighted bag of stemmed terms (e.g. a query expanded by feedback)."""
@@ -241,10 +244,8 @@ class KeywordIndex:
         norm = self.k1 * (1.0 - self.b + self.b * self._len[:size] / avgdl)
         scores = np.zeros(size, dtype=np.float64)
         for term, qn in qtf.items():
-            plist = self._postings[term]
-            slots = np.fromiter(plist.keys(), dtype=np.int64, count=len(plist))
-            tfs = np.fromiter(plist.values(), dtype=np.float64, count=len(plist))
-            idf = self._idf(len(plist), n)
+            slots, tfs = self._posting(term)
+            idf = self._idf(len(slots), n)
             scores[slots] += qn * idf * tfs * (self.k1 + 1.0) / (tfs + norm[slots])
         return self._top(scores, k, self._ids)
 
@@ -287,9 +288,7 @@ class KeywordIndex:
         norm = self.k1 * (1.0 - self.b + self.b * glen / avg)
         scores = np.zeros(ng, dtype=np.float64)
         for term, qn in qtf.items():
-            plist = self._postings[term]
-            slots = np.fromiter(plist.keys(), dtype=np.int64, count=len(plist))
-            tfs = np.fromiter(plist.values(), dtype=np.float64, count=len(plist))
+            slots, tfs = self._posting(term)
             g = slot_group[slots]
             keep = g >= 0
             gtf = np.bincount(g[keep], weights=tfs[keep], minlength=ng)
@@ -316,3 +315,141 @@ class KeywordIndex:
 
     def ids(self) -> Iterable[str]:
         return iter(self._slot)
+
+    # -- loaded state, read in place ------------------------------------------------------------
+    def _doc(self, slot: int, *, keep: bool = True) -> dict[str, int]:
+        """The term counts of the document in ``slot`` (built from the snapshot rows on first use)."""
+        tf = self._terms[slot]
+        if type(tf) is int:
+            base = self._base
+            assert base is not None
+            a, b = base.doc_ptr[tf], base.doc_ptr[tf + 1]
+            tf = dict(zip(map(base.vocab.__getitem__, base.doc_term[a:b].tolist()), base.doc_tf[a:b].tolist()))
+            if keep:
+                self._terms[slot] = tf
+        return tf or {}
+
+    def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """(slots, term frequencies as floats) of a known term."""
+        plist = self._postings[term]
+        if type(plist) is int:
+            base = self._base
+            assert base is not None
+            a, b = base.post_ptr[plist], base.post_ptr[plist + 1]
+            return base.post_slot[a:b], base.post_tf[a:b]
+        return (np.fromiter(plist.keys(), dtype=np.int64, count=len(plist)),
+                np.fromiter(plist.values(), dtype=np.float64, count=len(plist)))
+
+    def _df(self, term: str) -> int:
+        plist = self._postings[term]
+        if type(plist) is int:
+            ptr = self._base.post_ptr  # type: ignore[union-attr]
+            return ptr[plist + 1] - ptr[plist]
+        return len(plist)
+
+    def _editable(self, term: str) -> dict[int, int]:
+        """The term's postings as a dict this index may change (a snapshot row is copied out first)."""
+        plist = self._postings.get(term)
+        if plist is None:
+            plist = self._postings[term] = {}
+        elif type(plist) is int:
+            slots, tfs = self._posting(term)
+            plist = self._postings[term] = dict(zip(slots.tolist(), tfs.astype(np.int64).tolist()))
+        return plist
+
+    # -- snapshot ------------------------------------------------------------------------------
+    def export_columns(self, doc_ids: Sequence[str] | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """The whole state as (JSON-able values, flat arrays) for a snapshot.
+
+        With ``doc_ids`` (every document here, in some order), the state is laid out as adding them in
+        that order to an empty index lays it out (slots, lengths, version), without tokenizing again:
+        a snapshot stores that form, so a bank opened from it equals one rebuilt from storage. Postings
+        are stored in slot order (the order within a term's postings never changes a score).
+        """
+        if doc_ids is None:
+            slots: Sequence[int] = range(len(self._ids))
+            ids, groups, free, order = self._ids, self._group_of, self._free, list(self._slot.values())
+            lengths, total, version = self._len, self._total_len, self._version
+        else:
+            slots = [self._slot[d] for d in doc_ids]
+            ids, groups, free, order = list(doc_ids), [self._group_of[s] for s in slots], [], list(range(len(slots)))
+            size = len(KeywordIndex()._len)
+            while size < len(slots):  # grown as add() grows it
+                size *= 2
+            lengths = np.zeros(size, dtype=np.float64)
+            lengths[:len(slots)] = self._len[list(slots)]
+            total = 0.0
+            for n in lengths[:len(slots)].tolist():  # summed in add()'s order: the same float
+                total += n
+            version = len(slots)
+        docs = [self._doc(slot, keep=False) for slot in slots]
+        # terms in the order adding the documents would first see them (the live order otherwise)
+        vocab = list(self._postings) if doc_ids is None else list(dict.fromkeys(t for tf in docs for t in tf))
+        code = {t: i for i, t in enumerate(vocab)}
+        doc_term: list[int] = []
+        doc_tf: list[int] = []
+        doc_len: list[int] = []
+        for tf in docs:
+            doc_term.extend(map(code.__getitem__, tf))
+            doc_tf.extend(tf.values())
+            doc_len.append(len(tf))
+        terms = np.asarray(doc_term, dtype=np.int64)
+        by_term = np.argsort(terms, kind="stable")  # each term's postings in slot order
+        meta = {"k1": self.k1, "b": self.b, "bigrams": self.bigrams, "ids": ids, "groups": groups, "free": free,
+                "total_len": total, "version": version, "order": order, "vocab": vocab}
+        arrays = {
+            "len": np.asarray(lengths, dtype=np.float64),
+            "doc_len": np.asarray(doc_len, dtype=np.int64),
+            "doc_term": terms,
+            "doc_tf": np.asarray(doc_tf, dtype=np.int64),
+            "post_len": np.bincount(terms, minlength=len(vocab)).astype(np.int64),
+            "post_slot": np.repeat(np.arange(len(doc_len), dtype=np.int64), doc_len)[by_term],
+            "post_tf": np.asarray(doc_tf, dtype=np.int64)[by_term],
+        }
+        return meta, arrays
+
+    @classmethod
+    def from_columns(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> "KeywordIndex":
+        """The index :meth:`export_columns` described. Postings and documents' term counts stay in the
+        loaded arrays (searched in place) until a write changes them; raises ``ValueError`` when the
+        arrays do not fit together."""
+        idx = cls(k1=float(meta["k1"]), b=float(meta["b"]), bigrams=bool(meta["bigrams"]))
+        vocab = [str(t) for t in meta["vocab"]]
+        idx._ids = list(meta["ids"])
+        idx._group_of = list(meta["groups"])
+        idx._free = [int(s) for s in meta["free"]]
+        idx._total_len = float(meta["total_len"])
+        idx._version = int(meta["version"])
+        idx._len = np.array(arrays["len"], dtype=np.float64)
+        idx._slot = {idx._ids[s]: s for s in meta["order"]}  # type: ignore[misc]
+        doc_len, post_len = arrays["doc_len"], arrays["post_len"]
+        doc_term, post_slot = arrays["doc_term"], arrays["post_slot"]
+        sizes_fit = (len(doc_len) == len(idx._ids) == len(idx._group_of) <= len(idx._len) and len(post_len) == len(vocab)
+                     and int(doc_len.sum()) == len(doc_term) == len(arrays["doc_tf"])
+                     and int(post_len.sum()) == len(post_slot) == len(arrays["post_tf"]))
+        in_range = ((not len(doc_term) or 0 <= doc_term.min() <= doc_term.max() < len(vocab))
+                    and (not len(post_slot) or 0 <= post_slot.min() <= post_slot.max() < len(idx._ids)))
+        if not (sizes_fit and in_range) or None in idx._slot:
+            raise ValueError("keyword index columns do not fit together")
+        idx._base = _Base(vocab, [0] + np.cumsum(doc_len).tolist(), doc_term, arrays["doc_tf"],
+                          [0] + np.cumsum(post_len).tolist(), post_slot, arrays["post_tf"].astype(np.float64))
+        idx._terms = [slot if doc is not None else None for slot, doc in enumerate(idx._ids)]
+        idx._postings = dict(zip(vocab, range(len(vocab))))
+        for slot, group in enumerate(idx._group_of):
+            if group is not None and idx._ids[slot] is not None:
+                idx._groups.setdefault(group, set()).add(slot)
+        return idx
+
+
+@dataclass(slots=True)
+class _Base:
+    """A keyword index's postings and document term counts as a snapshot loaded them: rows of flat
+    arrays (``ptr[row]:ptr[row + 1]``), read in place so a load builds no per-term dicts."""
+
+    vocab: list[str]
+    doc_ptr: list[int]
+    doc_term: np.ndarray  # vocab numbers
+    doc_tf: np.ndarray
+    post_ptr: list[int]
+    post_slot: np.ndarray
+    post_tf: np.ndarray  # float64, as scoring uses it

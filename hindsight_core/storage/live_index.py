@@ -21,6 +21,7 @@ import numpy as np
 
 from hindsight_core.retrieval.types import IndexedUnit
 from hindsight_core.retrieval.vectors import VectorSet
+from hindsight_core.storage._unit_columns import from_columns, to_columns
 from hindsight_core.storage.chroma_store import LOG_WINDOW_NS, ChromaStore
 from hindsight_core.storage.codec import to_indexed
 from hindsight_core.storage.graph import GraphIndex
@@ -67,6 +68,10 @@ class LiveIndex:
         self.lifecycle_state: Any = None  # the bank's lifecycle counters (hindsight_core._bank_state)
         self.cursor = 0  # newest change-log time seen (ns); see catch_up
         self._applied: dict[str, int] = {}  # unit id -> change-log time already taken in
+        # Units whose vector this index took from a writer, not from Chroma. Chroma stores a cosine
+        # collection's vectors re-normalised, which can move a component by an ulp, so a snapshot
+        # reads these back from Chroma and equals a rebuild bit for bit.
+        self._unsynced: set[str] = set()
 
     # ---- BankIndex protocol ---------------------------------------------------------------------
     def dense_search(self, vector: np.ndarray, n: int, *, archived: bool = False) -> list[tuple[str, float]]:
@@ -125,21 +130,76 @@ class LiveIndex:
             self._link(unit)
         return self
 
-    #: The attributes a snapshot carries: everything derived from the bank's records.
-    _STATE = ("units", "keyword", "cold_keyword", "graph", "_hot", "_cold", "_cited_by", "drafts", "directives",
-              "next_seq")
+    def export_columns(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """Everything derived from the bank's records as (JSON-able values, flat numpy arrays), for
+        :mod:`hindsight_core.storage.snapshot`; the caller holds ``lock``. Plain data only: no
+        per-unit objects, so loading it back costs a few bulk conversions, not an unpickler's walk.
 
-    def export_state(self) -> dict[str, Any]:
-        """The derived indexes as plain objects (for :mod:`hindsight_core.storage.snapshot`); caller holds ``lock``."""
-        return {name: getattr(self, name) for name in self._STATE}
+        The state is laid out as :meth:`rebuild` lays out the same records: units, vector rows and
+        keyword slots in ``seq`` order, links added after every node, vectors as Chroma holds them
+        (see ``_unsynced``). The live index differs only in order (units written later, or rewritten,
+        come last), which decides ties: so a bank opened from a snapshot answers exactly as a rebuilt
+        one. Nothing is tokenized again and the light records are not copied.
+        """
+        ordered = sorted(self.units.values(), key=lambda u: u.seq)
+        code = {u.id: i for i, u in enumerate(ordered)}
+        hot = [u.id for u in ordered if u.status != _ARCHIVED]
+        cold = [u.id for u in ordered if u.status == _ARCHIVED]
+        stored = self.store.get(self.collection, [i for i in self._unsynced if i in self.units], embeddings=True)
+        vectors = self.vectors(hot + cold)
+        for row, unit_id in enumerate(hot + cold):
+            if unit_id in stored:
+                vectors[row] = np.asarray(stored[unit_id][2], dtype=np.float32)
+        canon = LiveIndex(self.store, self.collection, self.dim)  # the graph and links, as rebuild() adds them
+        canon.units = self.units
+        canon.graph = self.graph.reordered(code)
+        for unit in ordered:
+            canon._link(unit)
+        meta: dict[str, Any] = {}
+        arrays: dict[str, np.ndarray] = {}
 
-    def import_state(self, state: dict[str, Any]) -> None:
-        """Install what :meth:`export_state` gave (checked by the caller); bumps :attr:`revision`."""
-        missing = [name for name in self._STATE if name not in state]
-        if missing:
-            raise ValueError(f"index state lacks {missing}")
-        for name in self._STATE:
-            setattr(self, name, state[name])
+        def put(prefix: str, part: tuple[dict[str, Any], dict[str, np.ndarray]]) -> None:
+            meta[prefix] = part[0]
+            arrays.update((f"{prefix}.{name}", value) for name, value in part[1].items())
+
+        put("units", to_columns(ordered))
+        put("keyword", self.keyword.export_columns(hot))
+        put("cold_keyword", self.cold_keyword.export_columns(cold))
+        put("graph", canon.graph.export_columns(code))
+        put("vectors", ({"cold": cold}, {"hot_unit": np.asarray([code[i] for i in hot], dtype=np.int64),
+                                         "hot": vectors[:len(hot)], "cold": vectors[len(hot):]}))
+        meta["index"] = {"cited_by": [[i, list(by)] for i, by in canon._cited_by.items()],
+                         "drafts": [u.id for u in ordered if u.status == "draft"],
+                         "directives": [u.id for u in ordered if u.kind == "directive" and u.status == "active"],
+                         "next_seq": self.next_seq}
+        return meta, arrays
+
+    def import_columns(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+        """Install what :meth:`export_columns` gave (the caller checked it is this bank's, and holds
+        ``lock``); bumps :attr:`revision`. Raises ``KeyError``/``ValueError``/``TypeError`` on a
+        malformed state, leaving the index as it was."""
+        def part(prefix: str) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+            head = prefix + "."
+            return meta[prefix], {k[len(head):]: v for k, v in arrays.items() if k.startswith(head)}
+
+        units = from_columns(*part("units"))
+        ids = [u.id for u in units]
+        keyword = KeywordIndex.from_columns(*part("keyword"))
+        cold_keyword = KeywordIndex.from_columns(*part("cold_keyword"))
+        graph = GraphIndex.from_columns(*part("graph"), ids)
+        vec_meta, vec = part("vectors")
+        hot = VectorSet.from_rows([ids[i] for i in vec["hot_unit"].tolist()], vec["hot"])
+        if hot.dim != self.dim or (len(vec_meta["cold"]) and vec["cold"].shape[1] != self.dim):
+            raise ValueError(f"vectors of dimension {hot.dim}, not {self.dim}")
+        cold_rows = vec["cold"] if vec["cold"].flags.writeable else np.array(vec["cold"], dtype=np.float32)
+        cold = dict(zip(vec_meta["cold"], cold_rows))
+        rest = meta["index"]
+        self.units = dict(zip(ids, units))
+        self.keyword, self.cold_keyword, self.graph, self._hot, self._cold = keyword, cold_keyword, graph, hot, cold
+        self._cited_by = {i: set(by) for i, by in rest["cited_by"]}
+        self.drafts, self.directives = set(rest["drafts"]), set(rest["directives"])
+        self.next_seq = int(rest["next_seq"])
+        self._unsynced = set()
         self.revision += 1
 
     def catch_up(self) -> int:
@@ -203,6 +263,7 @@ class LiveIndex:
         self._cited_by.clear()
         self.drafts.clear()
         self.directives.clear()
+        self._unsynced.clear()
         self.revision += 1
 
     def take_seq(self) -> int:
@@ -220,7 +281,9 @@ class LiveIndex:
         return names
 
     def add(self, unit: IndexedUnit, vector: np.ndarray) -> None:
+        """A unit this engine wrote (``vector`` as the embedder gave it; see ``_unsynced``)."""
         self._add(unit, vector, link=True)
+        self._unsynced.add(unit.id)
 
     def _add(self, unit: IndexedUnit, vector: np.ndarray, *, link: bool) -> None:
         if unit.id in self.units:
@@ -279,6 +342,7 @@ class LiveIndex:
         """Forget a unit entirely (deleted): no trace of its id is left in memory."""
         self._drop(unit_id)
         self._cited_by.pop(unit_id, None)
+        self._unsynced.discard(unit_id)
 
     def _drop(self, unit_id: str) -> None:
         """Take a unit out of every index; who cites it is kept (it may come back, as in replace)."""

@@ -338,11 +338,11 @@ def test_a_bad_snapshot_is_ignored_and_the_bank_rebuilt(tmp_path, monkeypatch, s
         evil = pickle.dumps({"units": {}, "x": print})
         header = saved[len(snapshot.MAGIC) + 4:]
         head_len = int.from_bytes(saved[len(snapshot.MAGIC):len(snapshot.MAGIC) + 4], "big")
-        import hashlib
         import json
+        import zlib
 
         head = json.loads(header[:head_len])
-        head["sha256"] = hashlib.sha256(evil).hexdigest()
+        head["crc32"] = zlib.crc32(evil)  # a valid checksum: the loader itself must refuse it
         raw = json.dumps(head).encode()
         snap.write_bytes(snapshot.MAGIC + len(raw).to_bytes(4, "big") + raw + evil)
 

@@ -22,6 +22,10 @@ def test_many_banks_benchmark_runs_end_to_end(tmp_path):
 
 def test_many_banks_cli_writes_its_report(tmp_path):
     out = tmp_path / "report.json"
-    assert main(["--banks", "0", "--open-sizes", "120", "--tmp", str(tmp_path), "--out", str(out)]) == 0
+    assert main(["--banks", "0", "--open-sizes", "120", "--open-repeats", "1", "--rebuild-max", "100",
+                 "--tmp", str(tmp_path), "--out", str(out)]) == 0
     report = json.loads(out.read_text())
     assert "many_banks" not in report and report["cold_open"][0]["units"] == 120
+    (opened,) = report["cold_open"]  # above --rebuild-max: no rebuild timed, the snapshot open still is
+    assert opened["rebuild_ms"] is None and opened["speedup"] is None
+    assert opened["snapshot_used"] and len(opened["snapshot_open_ms_each"]) == 1
