@@ -80,8 +80,15 @@ class BackgroundQueue:
         with self._cond:
             return bool(self._pending) or self._running
 
-    def submit(self, key: str, job: Callable[[], object], *, block_s: float = 10.0) -> None:
-        """Queue ``job``; waits up to ``block_s`` for room, then raises (the caller can run it inline)."""
+    def submit(self, key: str, job: Callable[[], object], *, block_s: float = 10.0,
+               delay_s: float | None = None) -> None:
+        """Queue ``job``; waits up to ``block_s`` for room, then raises (the caller can run it inline).
+
+        ``delay_s`` defers the job that long instead of the queue's debounce, and a job already waiting
+        under ``key`` keeps its earlier time (the new job replaces it): a steady stream of triggers
+        still runs it once per ``delay_s`` (write-back of activity counters). :meth:`drain`,
+        :meth:`WorkerPool.drain` and :meth:`WorkerPool.hurry` bring deferred jobs forward.
+        """
         deadline = time.monotonic() + block_s
         with self._cond:
             if self._closed or self._pool._closed:
@@ -98,15 +105,29 @@ class BackgroundQueue:
                         "(background=False) or raise maxsize"
                     )
                 self._cond.wait(left)
-            self._pending.pop(key, None)  # re-insert: debounced jobs go to the back
-            self._pending[key] = (time.monotonic() + self.debounce_s, job)
+            if delay_s is not None and key in self._pending:  # deferred: keeps its place and its time
+                self._pending[key] = (self._pending[key][0], job)
+            else:
+                self._pending.pop(key, None)  # re-insert: debounced jobs go to the back
+                self._pending[key] = (time.monotonic() + (self.debounce_s if delay_s is None else delay_s), job)
             self._pool._wake(self)
+
+    def _hurry(self) -> bool:
+        """Make every waiting job due now, keeping their order (caller holds the condition); True if
+        one was brought forward (the caller wakes the pool then)."""
+        now, moved = time.monotonic(), False
+        for key, (due, job) in list(self._pending.items()):
+            if due > now:
+                self._pending[key], moved = (now, job), True
+        return moved
 
     def drain(self, timeout: float | None = None) -> bool:
         """Wait until every queued job ran (or failed for good). Returns False on timeout."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             while self._pending or self._running:
+                if self._hurry():
+                    self._pool._wake(self)
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     return False
@@ -172,11 +193,20 @@ class WorkerPool:
                 queue = self._queues[key] = BackgroundQueue(key, self)
             return queue
 
-    def busy(self, key: str) -> bool:
-        """True while ``key``'s queue has a job waiting or running."""
+    def busy(self, key: str, *, hurry: bool = False) -> bool:
+        """True while ``key``'s queue has a job waiting or running; ``hurry`` makes waiting ones due now."""
         with self._cond:
             queue = self._queues.get(key)
+            if queue is not None and hurry and queue._hurry():
+                self._wake(queue)
             return queue is not None and (bool(queue._pending) or queue._running)
+
+    def hurry(self) -> None:
+        """Make every queue's waiting jobs due now (deferred write-backs included), in their order."""
+        with self._cond:
+            for queue in list(self._queues.values()):
+                if queue._hurry():
+                    self._wake(queue)
 
     def threads(self) -> int:
         """Worker threads alive now (at most ``workers``)."""
@@ -192,6 +222,9 @@ class WorkerPool:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             while any(q._pending or q._running for q in self._queues.values()):
+                for queue in list(self._queues.values()):  # deferred jobs too: drain means done
+                    if queue._hurry():
+                        self._wake(queue)
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     return False

@@ -35,7 +35,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PERSIST_EVERY_WRITE", "bound_hnsw_cache", "store_is_evictable"]
+__all__ = ["PERSIST_EVERY_WRITE", "bound_hnsw_cache", "collection_names", "store_is_evictable"]
 
 log = logging.getLogger("hindsight.storage")
 
@@ -64,6 +64,22 @@ def store_is_evictable(folder: str | Path) -> bool:
     except (sqlite3.Error, OSError, ValueError):
         return False
     return all(s and _SAFE_MARK in s.replace(" ", "") for (s,) in rows)
+
+
+def collection_names(folder: str | Path) -> list[str] | None:
+    """Names of every collection in the embedded store at ``folder`` ([] for a new folder), read
+    before Chroma opens it; None when ``chroma.sqlite3`` cannot be read as expected."""
+    db = Path(folder) / "chroma.sqlite3"
+    if not db.exists():
+        return []
+    try:
+        con = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, timeout=5.0)
+        try:
+            return [name for (name,) in con.execute("SELECT name FROM collections")]
+        finally:
+            con.close()
+    except (sqlite3.Error, OSError, ValueError):
+        return None
 
 
 def bound_hnsw_cache(client: Any, size: int) -> int | None:
