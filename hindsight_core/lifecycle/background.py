@@ -41,6 +41,13 @@ log = logging.getLogger("hindsight.background")
 DEFAULT_WORKERS = 4
 #: A worker with nothing to do for this long exits; the pool starts one again on the next job.
 _IDLE_EXIT_S = 30.0
+#: A deferred job (``submit(..., delay_s=...)``) that is due waits until no job was submitted to
+#: the pool for this long: submissions come from foreground calls (every recall with hits queues
+#: its activity write-back), and an embedded Chroma write holds the GIL, stalling those calls.
+QUIET_S = 0.25
+#: ...but no longer than this many times its delay after it was first queued, so a process that is
+#: never quiet still writes back (30 s activity write-back: at most 2 min late).
+DEFERRED_LATEST_FACTOR = 4.0
 
 
 @dataclass
@@ -85,9 +92,14 @@ class BackgroundQueue:
         """Queue ``job``; waits up to ``block_s`` for room, then raises (the caller can run it inline).
 
         ``delay_s`` defers the job that long instead of the queue's debounce, and a job already waiting
-        under ``key`` keeps its earlier time (the new job replaces it): a steady stream of triggers
-        still runs it once per ``delay_s`` (write-back of activity counters). :meth:`drain`,
-        :meth:`WorkerPool.drain` and :meth:`WorkerPool.hurry` bring deferred jobs forward.
+        under ``key`` keeps its earlier time (the new job replaces it), and deferred jobs stay behind
+        every other job of the queue (a write-back writes the state as it is when it runs, so it
+        may run after jobs queued later; they never wait for it): a steady stream of triggers
+        still runs it once per ``delay_s`` (write-back of activity counters). Once due, a deferred
+        job also waits for the pool to be quiet (no submission for :data:`QUIET_S`), but no later
+        than :data:`DEFERRED_LATEST_FACTOR` times ``delay_s`` after it was first queued.
+        :meth:`drain`, :meth:`WorkerPool.drain` and :meth:`WorkerPool.hurry` bring deferred jobs
+        forward.
         """
         deadline = time.monotonic() + block_s
         with self._cond:
@@ -95,7 +107,7 @@ class BackgroundQueue:
                 raise HindsightError(f"background queue {self.name!r} is closed")
             current = self._pool._queues.setdefault(self.key, self)  # an idle queue may have been dropped
             if current is not self:
-                current.submit(key, job, block_s=block_s)
+                current.submit(key, job, block_s=block_s, delay_s=delay_s)
                 return
             while key not in self._pending and len(self._pending) >= self.maxsize:
                 left = deadline - time.monotonic()
@@ -105,20 +117,26 @@ class BackgroundQueue:
                         "(background=False) or raise maxsize"
                     )
                 self._cond.wait(left)
+            now = time.monotonic()
+            self._pool._last_submit = now
             if delay_s is not None and key in self._pending:  # deferred: keeps its place and its time
-                self._pending[key] = (self._pending[key][0], job)
+                due, _, latest = self._pending[key]
+                self._pending[key] = (due, job, latest)
             else:
                 self._pending.pop(key, None)  # re-insert: debounced jobs go to the back
-                self._pending[key] = (time.monotonic() + (self.debounce_s if delay_s is None else delay_s), job)
+                due = now + (self.debounce_s if delay_s is None else delay_s)
+                self._pending[key] = (due, job, None if delay_s is None else now + delay_s * DEFERRED_LATEST_FACTOR)
+                for later in [k for k, v in self._pending.items() if v[2] is not None and k != key]:
+                    self._pending[later] = self._pending.pop(later)  # deferred write-backs wait at the back
             self._pool._wake(self)
 
     def _hurry(self) -> bool:
         """Make every waiting job due now, keeping their order (caller holds the condition); True if
         one was brought forward (the caller wakes the pool then)."""
         now, moved = time.monotonic(), False
-        for key, (due, job) in list(self._pending.items()):
-            if due > now:
-                self._pending[key], moved = (now, job), True
+        for key, (due, job, latest) in list(self._pending.items()):
+            if due > now or latest is not None:
+                self._pending[key], moved = (now, job, None), True
         return moved
 
     def drain(self, timeout: float | None = None) -> bool:
@@ -146,7 +164,10 @@ class BackgroundQueue:
         """When the next job may start (caller holds the condition); None if nothing can start."""
         if self._running or not self._pending:
             return None
-        return next(iter(self._pending.values()))[0]
+        due, _, latest = next(iter(self._pending.values()))
+        if latest is None:
+            return due
+        return min(latest, max(due, self._pool._last_submit + QUIET_S))  # yields to foreground work
 
     def _run(self, key: str, job: Callable[[], object]) -> None:
         for attempt in range(1, self.retries + 1):
@@ -182,6 +203,7 @@ class WorkerPool:
         self._threads: list[threading.Thread] = []
         self._idle = 0
         self._closed = False
+        self._last_submit = 0.0  # when any queue last got a job (monotonic): see QUIET_S
 
     def queue(self, key: str) -> BackgroundQueue:
         """The queue of ``key`` (a bank id), created on first use."""
@@ -284,7 +306,7 @@ class WorkerPool:
                     elif best_due is None or due < best_due:
                         best, best_due = queue, due
                 if best is not None and best_due is not None and best_due <= now:
-                    key, (_, job) = next(iter(best._pending.items()))
+                    key, (_, job, _) = next(iter(best._pending.items()))
                     del best._pending[key]
                     best._running = True
                     del self._ready[best]

@@ -108,9 +108,29 @@ def test_a_deferred_job_keeps_its_time_and_drain_brings_it_forward():
     assert pool.drain(30)
     assert ran == [4]
     queue.submit("flush", lambda: ran.append(5), delay_s=3600.0)
+    done = threading.Event()
+    queue.submit("reflect", lambda: (ran.append(6), done.set()))  # queued later, runs first: no wait
+    assert done.wait(30) and ran == [4, 6]
     assert pool.busy("bank", hurry=True)  # what the bank cache asks before evicting: brings it forward
-    assert pool.drain(30) and ran == [4, 5]
+    assert pool.drain(30) and ran == [4, 6, 5]
     assert pool.close()
+
+
+def test_a_due_deferred_job_yields_to_new_submissions_but_not_past_its_latest_time():
+    from hindsight_core.lifecycle import background
+
+    pool = WorkerPool(workers=1)
+    queue = pool.queue("bank")
+    with pool._cond:  # looked at under the pool's lock, as the workers do; nothing runs meanwhile
+        queue.submit("flush", lambda: None, delay_s=10.0)
+        due, _, latest = queue._pending["flush"]
+        assert latest == pytest.approx(due + 10.0 * (background.DEFERRED_LATEST_FACTOR - 1), abs=0.01)
+        pool._last_submit = due + 5.0  # a foreground call queued work after it fell due
+        assert queue._due() == pytest.approx(due + 5.0 + background.QUIET_S)
+        pool._last_submit = latest  # never quiet: it runs at its latest time all the same
+        assert queue._due() == pytest.approx(latest)
+        queue._pending.clear()
+    pool.close()
 
 
 def test_recall_hits_are_written_back_in_one_write_at_drain(tmp_path, write_back_later, monkeypatch):
