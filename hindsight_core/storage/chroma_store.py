@@ -4,6 +4,11 @@ One Chroma collection per bank gives strict isolation (a query can only ever see
 and makes a bank the unit of sharding and of deletion. The same code runs on an embedded
 ``PersistentClient``, an in-memory client (its own Chroma database, so engines never share
 state) and a Chroma server through ``HttpClient``.
+
+Each bank may have a second collection, its change log (``hslog-...``): one entry per written or
+deleted unit, read by other engines to catch up (``LiveIndex.catch_up``). It exists only where
+another engine can read the store: on a server, or a folder that two engines of this process have
+open. An engine alone on its folder writes none, and a log is created by the first write recorded.
 """
 
 from __future__ import annotations
