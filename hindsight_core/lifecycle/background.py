@@ -91,15 +91,17 @@ class BackgroundQueue:
                delay_s: float | None = None) -> None:
         """Queue ``job``; waits up to ``block_s`` for room, then raises (the caller can run it inline).
 
-        ``delay_s`` defers the job that long instead of the queue's debounce, and a job already waiting
-        under ``key`` keeps its earlier time (the new job replaces it), and deferred jobs stay behind
-        every other job of the queue (a write-back writes the state as it is when it runs, so it
-        may run after jobs queued later; they never wait for it): a steady stream of triggers
-        still runs it once per ``delay_s`` (write-back of activity counters). Once due, a deferred
-        job also waits for the pool to be quiet (no submission for :data:`QUIET_S`), but no later
-        than :data:`DEFERRED_LATEST_FACTOR` times ``delay_s`` after it was first queued.
-        :meth:`drain`, :meth:`WorkerPool.drain` and :meth:`WorkerPool.hurry` bring deferred jobs
-        forward.
+        ``delay_s`` defers the job (a write-back of in-memory state, such as activity counters):
+
+        * it runs ``delay_s`` after it was first queued; submitting it again under the same ``key``
+          replaces the job but keeps that time, so a steady stream of triggers runs it once per
+          ``delay_s``;
+        * it stays behind the queue's other jobs (it writes the state as it is when it runs, so jobs
+          queued later never wait for it);
+        * once due, it waits for the pool to be quiet (no submission for :data:`QUIET_S`), but no
+          later than :data:`DEFERRED_LATEST_FACTOR` times ``delay_s`` after it was first queued;
+        * :meth:`drain`, :meth:`WorkerPool.drain`, :meth:`WorkerPool.hurry` and
+          ``WorkerPool.busy(key, hurry=True)`` make it due at once.
         """
         deadline = time.monotonic() + block_s
         with self._cond:
@@ -131,12 +133,12 @@ class BackgroundQueue:
             self._pool._wake(self)
 
     def _hurry(self) -> bool:
-        """Make every waiting job due now, keeping their order (caller holds the condition); True if
-        one was brought forward (the caller wakes the pool then)."""
+        """Make every deferred job due now, keeping their order (caller holds the condition); True if
+        one was brought forward (the caller wakes the pool then). Debounced jobs keep their time."""
         now, moved = time.monotonic(), False
         for key, (due, job, latest) in list(self._pending.items()):
-            if due > now or latest is not None:
-                self._pending[key], moved = (now, job, None), True
+            if latest is not None:
+                self._pending[key], moved = (min(due, now), job, None), True
         return moved
 
     def drain(self, timeout: float | None = None) -> bool:
@@ -216,7 +218,7 @@ class WorkerPool:
             return queue
 
     def busy(self, key: str, *, hurry: bool = False) -> bool:
-        """True while ``key``'s queue has a job waiting or running; ``hurry`` makes waiting ones due now."""
+        """True while ``key``'s queue has a job waiting or running; ``hurry`` makes its deferred ones due now."""
         with self._cond:
             queue = self._queues.get(key)
             if queue is not None and hurry and queue._hurry():
@@ -224,7 +226,7 @@ class WorkerPool:
             return queue is not None and (bool(queue._pending) or queue._running)
 
     def hurry(self) -> None:
-        """Make every queue's waiting jobs due now (deferred write-backs included), in their order."""
+        """Make every queue's deferred jobs (write-backs) due now, in their order."""
         with self._cond:
             for queue in list(self._queues.values()):
                 if queue._hurry():
