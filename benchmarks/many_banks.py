@@ -3,7 +3,7 @@
 Two parts, in one run, on the deterministic hash embedder (so the model does not count):
 
 1. **Many banks.** ``--banks`` banks of ``--units`` units each (one ``capture_many`` per bank; every
-   other bank also ends an episode with background reflection) in one embedded engine with the
+   ``--episode-every``-th bank also ends an episode with background reflection) in one embedded engine with the
    default :class:`~hindsight_core.CacheConfig`. Reports peak RSS, peak and final thread count,
    banks loaded at the end, and recall latency p50/p95 for random banks *cold* (evicted: the recall
    reopens the bank) and *warm* (the same bank again), next to the warm p95 of a single-bank run in
@@ -88,7 +88,14 @@ def _episode(n: int) -> Any:
 
 
 # ---- part 1: many banks ------------------------------------------------------------------------
-def many_banks(folder: str, banks: int, units: int, samples: int, seed: int, progress: bool) -> dict[str, Any]:
+#: Every this many banks one ends an episode with background reflection during the fill: 1,000 of
+#: 10,000 banks with reflection queued is plenty to show the shared pool's thread bound, and each
+#: episode adds two Chroma writes (the episode, then the lesson) that a bank's fill does not need.
+EPISODE_EVERY = 10
+
+
+def many_banks(folder: str, banks: int, units: int, samples: int, seed: int, progress: bool,
+               episode_every: int = EPISODE_EVERY) -> dict[str, Any]:
     from hindsight_core import CacheConfig, MemoryEngine
     from hindsight_core.testing import HashEmbedder
 
@@ -102,14 +109,15 @@ def many_banks(folder: str, banks: int, units: int, samples: int, seed: int, pro
     for b in range(banks):
         bank = engine.bank(f"user-{b:05d}")
         bank.capture_many([_text(rng, b * units + i) for i in range(units)])
-        if b % 2 == 0:
+        if episode_every and b % episode_every == 0:
             bank.end_episode(_episode(b), "failure", background=True)
         peak_threads = max(peak_threads, threading.active_count() - threads_before)
         if b % max(1, banks // 50) == 0:
             rss_samples.append((b, round(_rss_mb() - rss_before, 1)))
             if progress:
                 print(f"  {b}/{banks} banks, {time.perf_counter() - started:.0f}s, rss +{rss_samples[-1][1]} MB, "
-                      f"threads +{peak_threads}, loaded {len(engine._indexes)}", file=sys.stderr, flush=True)
+                      f"threads +{peak_threads}, loaded {len(engine._indexes)}, load avg {os.getloadavg()[0]:.1f}",
+                      file=sys.stderr, flush=True)
     fill_s = time.perf_counter() - started
     engine.drain(600)
 
@@ -125,6 +133,18 @@ def many_banks(folder: str, banks: int, units: int, samples: int, seed: int, pro
         recalled += bool(result.hits)
         warm.append(_timed(lambda: bank.recall(_query(rng), k=5))[1])
         peak_threads = max(peak_threads, threading.active_count() - threads_before)
+    sample_s = time.perf_counter() - started - fill_s
+    # the recalls' activity write-backs (deferred, one Chroma write per bank) forced now, with warm
+    # recalls of one bank running beside them: what a warm recall costs when a write-back does land
+    # next to it (Chroma's embedded writes hold the GIL)
+    hot_id = f"user-{rng.randrange(banks):05d}"
+    writing = [b for b in (f"user-{n:05d}" for n in range(banks)) if b != hot_id and engine._pool.busy(b)]
+    hot = engine.bank(hot_id)
+    hot.recall(_query(rng), k=5)
+    beside: list[float] = []
+    engine._pool.hurry()
+    while any(engine._pool.busy(b) for b in writing) and len(beside) < 2_000:
+        beside.append(_timed(lambda: hot.recall(_query(rng), k=5))[1])
     # the same again, but with every bank's background work (activity flushes) finished before each
     # cold open: what warm recall costs when it does not share Chroma with other banks' writes
     idle_warm = []
@@ -150,7 +170,7 @@ def many_banks(folder: str, banks: int, units: int, samples: int, seed: int, pro
     engine.close()
     gc.collect()
     return {
-        "banks": banks, "units_per_bank": units, "cache": cache.model_dump(),
+        "banks": banks, "units_per_bank": units, "episode_every": episode_every, "cache": cache.model_dump(),
         "fill_s": round(fill_s, 1), "fill_ms_per_bank": round(fill_s * 1000 / max(banks, 1), 1),
         "peak_rss_mb": round(_peak_rss_mb(), 1), "rss_growth_mb_end": round(rss_end, 1),
         "rss_growth_mb_by_banks": rss_samples,
@@ -160,10 +180,14 @@ def many_banks(folder: str, banks: int, units: int, samples: int, seed: int, pro
         "background_failures": failures, "chroma_hnsw_indexes_bound": chroma_bound,
         "recall_cold_ms": {"p50": _pct(cold, 0.5), "p95": _pct(cold, 0.95), "n": len(cold)},
         "recall_warm_ms": {"p50": _pct(warm, 0.5), "p95": _pct(warm, 0.95), "n": len(warm)},
+        "sample_loop_s": round(sample_s, 1),
+        "recall_warm_beside_write_backs_ms": {"p50": _pct(beside, 0.5), "p95": _pct(beside, 0.95), "n": len(beside),
+                                              "banks_writing_back": len(writing)},
         "recall_warm_background_idle_ms": {"p50": _pct(idle_warm, 0.5), "p95": _pct(idle_warm, 0.95),
                                            "n": len(idle_warm)},
         "recall_single_bank_warm_ms": {"p50": _pct(single, 0.5), "p95": _pct(single, 0.95), "n": len(single)},
         "cold_recalls_with_hits": recalled, "cold_samples_evicted_by_hand": forced,
+        "load_average_1m_at_end": round(os.getloadavg()[0], 2),
     }
 
 
@@ -269,13 +293,14 @@ def cold_open(folder: str, size: int, seed: int, *, repeats: int = 3, rebuild: b
 
 # ---- entry points -------------------------------------------------------------------------------
 def run(*, banks: int, units: int, samples: int, open_sizes: list[int], seed: int = 7, folder: str | None = None,
-        progress: bool = False, open_repeats: int = 3, rebuild_max: int | None = None) -> dict[str, Any]:
+        progress: bool = False, open_repeats: int = 3, rebuild_max: int | None = None,
+        episode_every: int = EPISODE_EVERY) -> dict[str, Any]:
     """Both parts; returns the report (JSON-serialisable). Cold opens of banks larger than
     ``rebuild_max`` skip the (slow) rebuild timing: for smoke runs, never for published figures."""
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         report: dict[str, Any] = {"embedder": "hash", "cpus": os.cpu_count()}
         if banks:
-            report["many_banks"] = many_banks(tmp, banks, units, samples, seed, progress)
+            report["many_banks"] = many_banks(tmp, banks, units, samples, seed, progress, episode_every)
         report["cold_open"] = [cold_open(tmp, size, seed, repeats=open_repeats,
                                          rebuild=rebuild_max is None or size <= rebuild_max) for size in open_sizes]
         return report
@@ -286,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--banks", type=int, default=10_000, help="banks in the many-banks part (0: skip it)")
     parser.add_argument("--units", type=int, default=20, help="units per bank")
+    parser.add_argument("--episode-every", type=int, default=EPISODE_EVERY,
+                        help="every this many banks one ends an episode with background reflection (0: none)")
     parser.add_argument("--samples", type=int, default=200, help="random banks recalled cold, then warm")
     parser.add_argument("--open-sizes", default="20000,100000", help="comma-separated bank sizes for cold opens")
     parser.add_argument("--open-repeats", type=int, default=3, help="snapshot opens per size (the median is reported)")
@@ -298,7 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.open_sizes.split(",") if s.strip()]
     report = run(banks=args.banks, units=args.units, samples=args.samples, open_sizes=sizes, seed=args.seed,
-                 folder=args.tmp, progress=args.progress, open_repeats=args.open_repeats, rebuild_max=args.rebuild_max)
+                 folder=args.tmp, progress=args.progress, open_repeats=args.open_repeats, rebuild_max=args.rebuild_max,
+                 episode_every=args.episode_every)
     report["command"] = "python -m benchmarks.many_banks " + " ".join(argv if argv is not None else sys.argv[1:])
     text = json.dumps(report, indent=2)
     if args.out:

@@ -13,6 +13,8 @@ A bank is *in use*, and never evicted, while any of these holds:
 * anything still refers to the index object (a recall or capture in flight keeps it in a local
   variable for its whole call; CPython's reference count says so exactly, see :func:`_refs`);
 * its background queue has a job waiting or running (an activity flush or consolidation of it).
+  Asking brings waiting jobs forward (a deferred activity write-back included), so a bank the
+  cache wants to evict writes its pending counters now and goes at the next insert or use.
 
 So a write can never land in an evicted copy while a fresh copy is loaded beside it: the copy a
 caller holds stays the cached one until the caller lets go of it. When every cached bank is in

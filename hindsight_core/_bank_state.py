@@ -18,7 +18,7 @@ from hindsight_core.errors import HindsightError
 if TYPE_CHECKING:
     from hindsight_core.storage.unit_store import UnitStore
 
-__all__ = ["BankState", "state", "schedule", "flush_activity"]
+__all__ = ["BankState", "state", "schedule", "flush_activity", "ACTIVITY_WRITE_BACK_S"]
 
 log = logging.getLogger("hindsight.lifecycle")
 
@@ -36,6 +36,15 @@ class BankState:
 
 _STATES_LOCK = threading.Lock()
 
+#: Recall hits' activity counters are written back to Chroma at most this long after the first
+#: unwritten one (one write per bank per interval, however many recalls it served). Written per
+#: recall burst instead, they put a Chroma write next to almost every recall of a busy process, and
+#: an embedded Chroma write holds the GIL for its whole call (measured 30-80 ms on 2 loaded cores:
+#: a pure-Python loop ran at 0.17 CPU/wall beside a thread of upserts), stalling every thread.
+#: Forgetting, eviction of the bank, ``drain()`` and ``close()`` write them first, so only a
+#: process that dies without ``close()`` loses them (at most this many seconds of hits).
+ACTIVITY_WRITE_BACK_S = 30.0
+
 
 def state(store: "UnitStore") -> BankState:
     """The bank's lifecycle state; it lives on the bank's index and goes with it."""
@@ -46,10 +55,11 @@ def state(store: "UnitStore") -> BankState:
         return index.lifecycle_state
 
 
-def schedule(store: "UnitStore", key: str, job: Callable[[], object]) -> bool:
-    """Run ``job`` in the bank's background queue; never blocks or fails the caller."""
+def schedule(store: "UnitStore", key: str, job: Callable[[], object], *, delay_s: float | None = None) -> bool:
+    """Run ``job`` in the bank's background queue (``delay_s``: deferred write-back, see
+    :meth:`~hindsight_core.lifecycle.background.BackgroundQueue.submit`); never blocks or fails the caller."""
     try:
-        store.submit(f"lifecycle:{key}", job, block_s=0.0)
+        store.submit(f"lifecycle:{key}", job, block_s=0.0, **({} if delay_s is None else {"delay_s": delay_s}))
         return True
     except HindsightError as exc:  # full or closing: the next trigger tries again
         log.warning("lifecycle job %s for bank %s not queued: %s", key, store.id, exc)

@@ -12,7 +12,7 @@ import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from hindsight_core._bank_state import BankState, flush_activity, schedule, state
+from hindsight_core._bank_state import ACTIVITY_WRITE_BACK_S, BankState, flush_activity, schedule, state
 from hindsight_core.models import MemoryKind, MemoryStatus
 
 if TYPE_CHECKING:
@@ -73,7 +73,9 @@ def filter_candidates(index: "LiveIndex", config: "BankConfig", candidates: list
 
 
 def record_recall(store: "UnitStore", config: "BankConfig", hit_ids: list[str], trace: dict[str, Any]) -> None:
-    """Hits gain activity, scanned misses lose a little; written to Chroma later, in one batch."""
+    """Hits gain activity, scanned misses lose a little; written to Chroma later, in one batch per bank
+    at most every :data:`~hindsight_core._bank_state.ACTIVITY_WRITE_BACK_S` (sooner on eviction,
+    ``drain()`` and ``close()``)."""
     cfg = config.lifecycle
     if not cfg.track_activity or not hit_ids or store.read_only:
         return
@@ -99,7 +101,7 @@ def record_recall(store: "UnitStore", config: "BankConfig", hit_ids: list[str], 
                 continue
             light.activity = round(light.activity * cfg.scan_decay, 6)
             st.pending.setdefault(uid, [light.activity, 0, None])[0] = light.activity
-    schedule(store, "activity", lambda: flush_activity(store))
+    schedule(store, "activity", lambda: flush_activity(store), delay_s=ACTIVITY_WRITE_BACK_S)
 
 
 def now_utc() -> datetime:

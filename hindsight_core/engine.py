@@ -107,7 +107,7 @@ class MemoryEngine:
         # loaded banks, bounded (LRU); see _bank_cache.py for when a bank counts as in use
         self._indexes: BankCache[LiveIndex] = BankCache(
             self.cache_config.max_banks, self.cache_config.max_units,
-            busy=lambda bank_id: self._pool.busy(bank_id), evicted=self._evicted)
+            busy=lambda bank_id: self._pool.busy(bank_id, hurry=True), evicted=self._evicted)
         self._snapshots = (  # embedded folders only: one process owns them
             SnapshotDir(self.path, min_units=self.cache_config.snapshot_min_units, save=self.cache_config.snapshots)
             if _store_factory is None else None)
@@ -189,8 +189,8 @@ class MemoryEngine:
                 open_index=lambda bank_id, create: self._live_index(bank_id, create=create),
                 forget_index=self._forget_index,
                 embedder=lambda: self.embedder,
-                submit=lambda bank_id, key, job, block_s: self._queue(bank_id).submit(
-                    key, job, **({} if block_s is None else {"block_s": block_s})),
+                submit=lambda bank_id, key, job, block_s, delay_s=None: self._queue(bank_id).submit(
+                    key, job, delay_s=delay_s, **({} if block_s is None else {"block_s": block_s})),
                 llm=lambda: self.llm,
                 reflector=lambda: self.reflector,
                 after_write=after_capture,

@@ -41,6 +41,13 @@ log = logging.getLogger("hindsight.background")
 DEFAULT_WORKERS = 4
 #: A worker with nothing to do for this long exits; the pool starts one again on the next job.
 _IDLE_EXIT_S = 30.0
+#: A deferred job (``submit(..., delay_s=...)``) that is due waits until no job was submitted to
+#: the pool for this long: submissions come from foreground calls (every recall with hits queues
+#: its activity write-back), and an embedded Chroma write holds the GIL, stalling those calls.
+QUIET_S = 0.25
+#: ...but no longer than this many times its delay after it was first queued, so a process that is
+#: never quiet still writes back (30 s activity write-back: at most 2 min late).
+DEFERRED_LATEST_FACTOR = 4.0
 
 
 @dataclass
@@ -80,15 +87,29 @@ class BackgroundQueue:
         with self._cond:
             return bool(self._pending) or self._running
 
-    def submit(self, key: str, job: Callable[[], object], *, block_s: float = 10.0) -> None:
-        """Queue ``job``; waits up to ``block_s`` for room, then raises (the caller can run it inline)."""
+    def submit(self, key: str, job: Callable[[], object], *, block_s: float = 10.0,
+               delay_s: float | None = None) -> None:
+        """Queue ``job``; waits up to ``block_s`` for room, then raises (the caller can run it inline).
+
+        ``delay_s`` defers the job (a write-back of in-memory state, such as activity counters):
+
+        * it runs ``delay_s`` after it was first queued; submitting it again under the same ``key``
+          replaces the job but keeps that time, so a steady stream of triggers runs it once per
+          ``delay_s``;
+        * it stays behind the queue's other jobs (it writes the state as it is when it runs, so jobs
+          queued later never wait for it);
+        * once due, it waits for the pool to be quiet (no submission for :data:`QUIET_S`), but no
+          later than :data:`DEFERRED_LATEST_FACTOR` times ``delay_s`` after it was first queued;
+        * :meth:`drain`, :meth:`WorkerPool.drain`, :meth:`WorkerPool.hurry` and
+          ``WorkerPool.busy(key, hurry=True)`` make it due at once.
+        """
         deadline = time.monotonic() + block_s
         with self._cond:
             if self._closed or self._pool._closed:
                 raise HindsightError(f"background queue {self.name!r} is closed")
             current = self._pool._queues.setdefault(self.key, self)  # an idle queue may have been dropped
             if current is not self:
-                current.submit(key, job, block_s=block_s)
+                current.submit(key, job, block_s=block_s, delay_s=delay_s)
                 return
             while key not in self._pending and len(self._pending) >= self.maxsize:
                 left = deadline - time.monotonic()
@@ -98,15 +119,35 @@ class BackgroundQueue:
                         "(background=False) or raise maxsize"
                     )
                 self._cond.wait(left)
-            self._pending.pop(key, None)  # re-insert: debounced jobs go to the back
-            self._pending[key] = (time.monotonic() + self.debounce_s, job)
+            now = time.monotonic()
+            self._pool._last_submit = now
+            if delay_s is not None and key in self._pending:  # deferred: keeps its place and its time
+                due, _, latest = self._pending[key]
+                self._pending[key] = (due, job, latest)
+            else:
+                self._pending.pop(key, None)  # re-insert: debounced jobs go to the back
+                due = now + (self.debounce_s if delay_s is None else delay_s)
+                self._pending[key] = (due, job, None if delay_s is None else now + delay_s * DEFERRED_LATEST_FACTOR)
+                for later in [k for k, v in self._pending.items() if v[2] is not None and k != key]:
+                    self._pending[later] = self._pending.pop(later)  # deferred write-backs wait at the back
             self._pool._wake(self)
+
+    def _hurry(self) -> bool:
+        """Make every deferred job due now, keeping their order (caller holds the condition); True if
+        one was brought forward (the caller wakes the pool then). Debounced jobs keep their time."""
+        now, moved = time.monotonic(), False
+        for key, (due, job, latest) in list(self._pending.items()):
+            if latest is not None:
+                self._pending[key], moved = (min(due, now), job, None), True
+        return moved
 
     def drain(self, timeout: float | None = None) -> bool:
         """Wait until every queued job ran (or failed for good). Returns False on timeout."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             while self._pending or self._running:
+                if self._hurry():
+                    self._pool._wake(self)
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     return False
@@ -125,7 +166,10 @@ class BackgroundQueue:
         """When the next job may start (caller holds the condition); None if nothing can start."""
         if self._running or not self._pending:
             return None
-        return next(iter(self._pending.values()))[0]
+        due, _, latest = next(iter(self._pending.values()))
+        if latest is None:
+            return due
+        return min(latest, max(due, self._pool._last_submit + QUIET_S))  # yields to foreground work
 
     def _run(self, key: str, job: Callable[[], object]) -> None:
         for attempt in range(1, self.retries + 1):
@@ -161,6 +205,7 @@ class WorkerPool:
         self._threads: list[threading.Thread] = []
         self._idle = 0
         self._closed = False
+        self._last_submit = 0.0  # when any queue last got a job (monotonic): see QUIET_S
 
     def queue(self, key: str) -> BackgroundQueue:
         """The queue of ``key`` (a bank id), created on first use."""
@@ -172,11 +217,20 @@ class WorkerPool:
                 queue = self._queues[key] = BackgroundQueue(key, self)
             return queue
 
-    def busy(self, key: str) -> bool:
-        """True while ``key``'s queue has a job waiting or running."""
+    def busy(self, key: str, *, hurry: bool = False) -> bool:
+        """True while ``key``'s queue has a job waiting or running; ``hurry`` makes its deferred ones due now."""
         with self._cond:
             queue = self._queues.get(key)
+            if queue is not None and hurry and queue._hurry():
+                self._wake(queue)
             return queue is not None and (bool(queue._pending) or queue._running)
+
+    def hurry(self) -> None:
+        """Make every queue's deferred jobs (write-backs) due now, in their order."""
+        with self._cond:
+            for queue in list(self._queues.values()):
+                if queue._hurry():
+                    self._wake(queue)
 
     def threads(self) -> int:
         """Worker threads alive now (at most ``workers``)."""
@@ -192,6 +246,9 @@ class WorkerPool:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             while any(q._pending or q._running for q in self._queues.values()):
+                for queue in list(self._queues.values()):  # deferred jobs too: drain means done
+                    if queue._hurry():
+                        self._wake(queue)
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     return False
@@ -251,7 +308,7 @@ class WorkerPool:
                     elif best_due is None or due < best_due:
                         best, best_due = queue, due
                 if best is not None and best_due is not None and best_due <= now:
-                    key, (_, job) = next(iter(best._pending.items()))
+                    key, (_, job, _) = next(iter(best._pending.items()))
                     del best._pending[key]
                     best._running = True
                     del self._ready[best]

@@ -21,7 +21,13 @@ The fix used here: every collection this package creates has ``sync_threshold=1`
 ``batch_size=1`` (:data:`PERSIST_EVERY_WRITE`), so its index on disk is always whole when Chroma
 evicts it. Chroma writes only the changed vectors, so this costs little: adding two records and
 reading them back took 2-3 ms on a 20,000-vector collection either way, and filling it took 79 s
-against 73 s. With it, 60 collections under a bound of 8 survived three rounds of
+against 73 s. What it does cost is SQLite commits: counted with strace, a 20-record upsert into a
+new collection commits 5 transactions (20 fsyncs) with it against 3 (12) without, whatever
+``batch_size``; each fsync took about 4 ms on the shared 2-core machine, and Chroma's embedded
+bindings hold the GIL through the whole call (a pure-Python loop beside a thread of upserts ran at
+0.17 CPU/wall). This is why the engine keeps Chroma writes per bank few: no change log while no
+other engine can read the store (``chroma_store.ChromaStore._record``) and activity counters written
+back once per bank per 30 s, between foreground calls (``_bank_state.ACTIVITY_WRITE_BACK_S``). With it, 60 collections under a bound of 8 survived three rounds of
 read, query, add, update and delete after eviction with no error and no lost record.
 ``collection.modify`` cannot switch an existing collection over (measured: still 20 of 60 failed), so
 :func:`bound_hnsw_cache` lowers the bound only when every collection of the store was created this
@@ -35,7 +41,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PERSIST_EVERY_WRITE", "bound_hnsw_cache", "store_is_evictable"]
+__all__ = ["PERSIST_EVERY_WRITE", "bound_hnsw_cache", "collection_names", "store_is_evictable"]
 
 log = logging.getLogger("hindsight.storage")
 
@@ -64,6 +70,22 @@ def store_is_evictable(folder: str | Path) -> bool:
     except (sqlite3.Error, OSError, ValueError):
         return False
     return all(s and _SAFE_MARK in s.replace(" ", "") for (s,) in rows)
+
+
+def collection_names(folder: str | Path) -> list[str] | None:
+    """Names of every collection in the embedded store at ``folder`` ([] for a new folder), read
+    before Chroma opens it; None when ``chroma.sqlite3`` cannot be read as expected."""
+    db = Path(folder) / "chroma.sqlite3"
+    if not db.exists():
+        return []
+    try:
+        con = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, timeout=5.0)
+        try:
+            return [name for (name,) in con.execute("SELECT name FROM collections")]
+        finally:
+            con.close()
+    except (sqlite3.Error, OSError, ValueError):
+        return None
 
 
 def bound_hnsw_cache(client: Any, size: int) -> int | None:

@@ -4,6 +4,11 @@ One Chroma collection per bank gives strict isolation (a query can only ever see
 and makes a bank the unit of sharding and of deletion. The same code runs on an embedded
 ``PersistentClient``, an in-memory client (its own Chroma database, so engines never share
 state) and a Chroma server through ``HttpClient``.
+
+Each bank may have a second collection, its change log (``hslog-...``): one entry per written or
+deleted unit, read by other engines to catch up (``LiveIndex.catch_up``). It exists only where
+another engine can read the store: on a server, or a folder that two engines of this process have
+open. An engine alone on its folder writes none, and a log is created by the first write recorded.
 """
 
 from __future__ import annotations
@@ -63,6 +68,14 @@ def _readable_collection_name(bank: str) -> str:
     slug = re.sub(r"[^a-zA-Z0-9_-]+", "-", bank).strip("-_")[:40] or "bank"
     digest = hashlib.sha256(bank.encode()).hexdigest()[:16]
     return f"{_PREFIX}{slug}-{digest}"
+
+
+_KEYED_NAME = re.compile(r"^hs-k-[0-9a-f]{40}$")
+
+
+def _is_legacy_name(name: str) -> bool:
+    """Whether ``name`` is a bank collection named the readable way of earlier releases."""
+    return name.startswith(_PREFIX) and not _KEYED_NAME.match(name)
 
 
 #: Change-log handles kept open, most recently used first (about 12.5 KB each). A bank whose handle
@@ -141,6 +154,10 @@ class ChromaStore:
         self.writer = uuid.uuid4().hex  # this store's id in change-log entries (its own are skipped)
         self._logs: OrderedDict[str, Any] = OrderedDict()  # bank collection id -> its change-log collection
         self._logs_lock = threading.Lock()
+        #: Whether banks may live under the readable names of earlier releases, so opening a bank
+        #: first looks for one (a Chroma call per open). False for a folder whose collections were
+        #: all checked at open (no other process can add one while this one holds the folder).
+        self.legacy_names = True
         self._scrub_pending = False  # a wipe of deleted data failed and is to be retried
         self.read_only = False  # opened read-only: every write raises (see ``persistent``)
         self.secure_delete = False  # wipe deleted bytes from the folder's files (embedded folders only)
@@ -183,6 +200,7 @@ class ChromaStore:
             if first:  # first opener in this process; see _folder_init on SQLite
                 _folder_init.prepare_folder(path)  # a kill at any moment of a creation leaves a folder that opens
             evictable = hnsw_cache is not None and first and _chroma_cache.store_is_evictable(path)
+            names = _chroma_cache.collection_names(path) if first else None
             client = chromadb.PersistentClient(path=path, settings=Settings(anonymized_telemetry=False))
             if evictable:
                 _chroma_cache.bound_hnsw_cache(client, hnsw_cache)
@@ -199,6 +217,7 @@ class ChromaStore:
             ) from exc
         store = cls(client, description=f"embedded Chroma at {path}", folder_lock=lock, path=path)
         store.secure_delete = secure_delete
+        store.legacy_names = names is None or any(_is_legacy_name(n) for n in names)
         return store
 
     @classmethod
@@ -210,7 +229,9 @@ class ChromaStore:
         database = f"hindsight_{uuid.uuid4().hex}"  # a database of its own: engines never share state
         chromadb.AdminClient(settings).create_database(database)
         client = chromadb.EphemeralClient(settings=settings, database=database)
-        return cls(client, description="in-memory Chroma", owned_database=database)
+        store = cls(client, description="in-memory Chroma", owned_database=database)
+        store.legacy_names = False  # a database of its own, made just now
+        return store
 
     @classmethod
     def http(cls, host: str, port: int, **kwargs: Any) -> "ChromaStore":
@@ -323,20 +344,13 @@ class ChromaStore:
                 f"engine's embedder {embedder!r} makes {dim}-dimensional ones. Open it with the same embedder, or "
                 "export and re-import the bank to re-embed it."
             )
-        if self.logs_changes:
-            try:
-                self._keep_log(str(col.id), self.client.get_or_create_collection(
-                    _log_name(name), embedding_function=None, metadata={"hindsight_log_of": name},
-                    configuration={"hnsw": dict(PERSIST_EVERY_WRITE)}))
-            except Exception as exc:  # noqa: BLE001
-                raise _storage_error(f"open the change log of bank {bank!r}", exc, self.path) from exc
-        return col
+        return col  # its change log is created by the first write another engine must hear of (``_record``)
 
     def _name_of(self, bank: str) -> str:
         """The collection of ``bank``: the keyed name, or the readable name of a store from an earlier release."""
         name = _collection_name(bank)
         legacy = _readable_collection_name(bank)
-        if legacy != name:
+        if legacy != name and self.legacy_names:
             try:
                 self.client.get_collection(legacy, embedding_function=None)
                 return legacy
@@ -396,9 +410,9 @@ class ChromaStore:
             while len(self._logs) > LOG_HANDLES:
                 self._logs.popitem(last=False)
 
-    def _log_of(self, col: Any) -> Any | None:
-        """The change log of the bank ``col`` (None for a store without logs), reopened by name when
-        its handle was dropped.
+    def _log_of(self, col: Any, *, create: bool = False) -> Any | None:
+        """The change log of the bank ``col``, reopened by name when its handle was dropped (None for
+        a store without logs, and for a bank none of whose writes was recorded yet unless ``create``).
 
         Raises:
             NotFoundError: the bank was deleted, or dropped and created again, since ``col`` was opened.
@@ -416,21 +430,39 @@ class ChromaStore:
             return None
         try:  # the bank must still be the one ``col`` names: a recreated bank has a new id
             current = self.client.get_collection(name, embedding_function=None)
-            log = self.client.get_collection(_log_name(name), embedding_function=None)
         except Exception as exc:  # noqa: BLE001
             if _gone(exc):
                 raise NotFoundError("the bank was deleted (or dropped and created again) by another process") from None
             raise _storage_error("open the change log", exc, self.path) from exc
         if str(current.id) != key:
             raise NotFoundError("the bank was dropped and created again by another process")
+        try:
+            if create:
+                log = self.client.get_or_create_collection(
+                    _log_name(name), embedding_function=None, metadata={"hindsight_log_of": name},
+                    configuration={"hnsw": dict(PERSIST_EVERY_WRITE)})
+            else:
+                log = self.client.get_collection(_log_name(name), embedding_function=None)
+        except Exception as exc:  # noqa: BLE001
+            if not create and _gone(exc):
+                return None  # no write of this bank was recorded yet: nothing to catch up on
+            raise _storage_error("open the change log", exc, self.path) from exc
         self._keep_log(key, log)
         return log
 
     def _record(self, col: Any, ids: Sequence[str], op: str) -> None:
-        """Note in the bank's change log that ``ids`` were written (``put``) or deleted."""
-        if not ids:
+        """Note in the bank's change log that ``ids`` were written (``put``) or deleted.
+
+        Only while another engine may read this store (a server, or a folder another engine of this
+        process opened): an engine alone on its folder writes no log, which saves a log collection
+        per bank and a second Chroma write per write. Checked *after* the write landed, so nothing
+        is missed: an engine that joins after this check opened the folder after the write and reads
+        it from Chroma when it loads the bank; one that joined before it gets the entry, timed after
+        its own load began, so its next catch-up reads the unit again.
+        """
+        if not ids or not self.may_change_elsewhere:
             return
-        log = self._log_of(col)
+        log = self._log_of(col, create=True)
         if log is None:
             return
         ts = time.time_ns()

@@ -109,8 +109,9 @@ class LiveIndex:
     def load(self, restore: Callable[["LiveIndex"], bool] | None = None) -> "LiveIndex":
         """Fill the index: by ``restore(self)`` when given and it returns True (a fresh snapshot,
         see :mod:`hindsight_core.storage.snapshot`), otherwise rebuilt from Chroma."""
-        if self.collection is not None and self.store.logs_changes:  # what a scan or snapshot already holds
+        if self.collection is not None:
             self.cursor = time.time_ns()
+        if self.collection is not None and self.store.may_change_elsewhere:  # what a scan or snapshot already holds
             recent = self.store.changes(self.collection, self.cursor - LOG_WINDOW_NS)
             self._applied = {i: ts for i, ts, _, _ in recent}
             self.cursor = max([self.cursor] + list(self._applied.values()))

@@ -66,7 +66,7 @@ class StoreHost:
         forget_index: ``(bank_id, index)``: drop a stale index (None: whatever is loaded) so the next
             call loads the bank again.
         embedder: ``() -> Embedder``: the engine's current :class:`~hindsight_core.embeddings.Embedder`.
-        submit: ``(bank_id, key, job, block_s)``: run ``job`` in the bank's background queue.
+        submit: ``(bank_id, key, job, block_s, delay_s)``: run ``job`` in the bank's background queue.
         llm: ``() -> chat model or None``: the engine's current chat model (settable later).
         reflector: ``() -> Reflector``: the engine's current reflector.
         after_write: ``(store, config, new units)``, called after each successful capture write
@@ -77,7 +77,7 @@ class StoreHost:
     open_index: Callable[[str, bool], LiveIndex]
     forget_index: Callable[[str, "LiveIndex | None"], None]
     embedder: Callable[[], Any]
-    submit: Callable[[str, str, Callable[[], object], "float | None"], None]
+    submit: Callable[[str, str, Callable[[], object], "float | None", "float | None"], None]
     llm: Callable[[], Any]
     reflector: Callable[[], Any]
     after_write: Callable[["UnitStore", Any, int], None] = lambda store, config, new: None
@@ -126,9 +126,11 @@ class UnitStore:
         """Whether the store is open read-only (writes raise :class:`StorageError`)."""
         return bool(self.index.store.read_only)
 
-    def submit(self, key: str, job: Callable[[], object], *, block_s: float | None = None) -> None:
-        """Run ``job`` in this bank's background queue (jobs of one bank run in order)."""
-        self._host.submit(self.id, key, job, block_s)
+    def submit(self, key: str, job: Callable[[], object], *, block_s: float | None = None,
+               delay_s: float | None = None) -> None:
+        """Run ``job`` in this bank's background queue (jobs of one bank run in order); ``delay_s``
+        defers it (see :meth:`~hindsight_core.lifecycle.background.BackgroundQueue.submit`)."""
+        self._host.submit(self.id, key, job, block_s, delay_s)
 
     def written(self, config: Any, new: int) -> None:
         """Tell the lifecycle that a capture write stored ``new`` units (see :class:`StoreHost`)."""
