@@ -12,7 +12,14 @@ class of attribute they change:
 - **relationship**: a partner named in the earlier statement, now engaged, married, divorced,
   separated or broken up with;
 - **attribute gone**: "there is no <key> anymore", "no more <key>";
-- **new role**: a named person now working *as* another role noun ("started as engineering manager").
+- **new role**: a named person now working *as* another role noun ("started as engineering manager");
+- **moved to a value of its type**: "moved <key> to <day / time / date / number>", whatever else the
+  message says about the old value ("moved book club to Tuesdays, Mondays are busy");
+- **typed value corrected**: a correction cue, the attribute's head noun and a new value of the same
+  type (a date for a date), even when a subject word is reworded ("firm" for "company");
+- **another version**: a new version number of the same shape for a subject that recurs;
+- **switched to the alternative**: one of a closed set of alternatives (metric / imperial, light /
+  dark, Celsius / Fahrenheit, iPhone / Android...) replaced by another of the set under a change cue.
 
 Every form needs a value the earlier statement lacks, so a restatement never fires; look-alike
 clauses (plans, questions, someone else's affairs) are removed by the caller before these run.
@@ -31,14 +38,17 @@ from __future__ import annotations
 import functools
 import re
 
-from hindsight_core.lifecycle.slots import STOP, content, names, same_word
-from hindsight_core.lifecycle.update_cues import update_cue
+from hindsight_core.lifecycle.slots import STOP, content, names, same_word, slots
+from hindsight_core.lifecycle.update_cues import split_clauses, update_cue
 
-__all__ = ["form_change", "amounts", "FORMS"]
+__all__ = ["form_change", "anchored_change", "amounts", "FORMS", "SUBJECT_CHECKED"]
 
 #: The reason each form returns (also its name in a unit's ``superseded (...)`` flag).
 FORMS = ("the amount changed", "switched to another of its kind", "the relationship changed",
-         "the attribute no longer holds", "took another role")
+         "the attribute no longer holds", "took another role", "moved to another value of its type",
+         "a typed value corrected", "another version", "switched to the alternative")
+#: Forms that check on their own that the subject is the same (a reworded subject word is allowed there).
+SUBJECT_CHECKED = frozenset({"a typed value corrected", "another version"})
 
 _NUMBER_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                  "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
@@ -251,6 +261,107 @@ def _took_role(older: str, part: str) -> bool:
     return any(not any(same_word(w, v) for v in old_value) for w in new_role)
 
 
+#: Slots of a typed value, which a later value of the same slot replaces.
+_TYPED = frozenset({"day", "time", "date", "money", "percent", "duration", "quantity", "version", "port"})
+_MOVE_TO = re.compile(r"\b(?i:mov\w*|switch\w*|chang\w*|shift\w*|push\w*|reschedul\w*|bump\w*|swapp?\w*)\b"
+                      r"(?P<key>(?:\s+[\w'-]+){1,5}?)\s+to\s+(?P<value>[\w$€£:.,/-]*\w(?:\s+(?:\d[\w:.]*|am|pm|[A-Z]\w*))?)")
+
+
+def _key_words(older: str) -> list[str]:
+    """Content words of the earlier statement that are no typed value or name: what it is about."""
+    return [w for w in content(older) if not any(c.isdigit() for c in w) and not slots(w) & _TYPED
+            and w not in names(older) and len(w) > 2]
+
+
+def _moved_to_value(older: str, part: str) -> bool:
+    """"Moved my long run to Saturdays": a move verb, the earlier statement's key words, then "to" and
+    a value of the earlier value's type that the earlier statement lacks."""
+    typed = slots(older) & _TYPED
+    key = _key_words(older)
+    if not typed or not key:
+        return False
+    for clause in split_clauses(part):
+        for m in _MOVE_TO.finditer(clause):
+            said = content(m.group("key"))
+            if sum(any(same_word(k, t) for t in said) for k in key) * 2 < max(len(key), 2):
+                continue  # most key words ("book club", not its verb "meets"), at least two of a longer key
+            value = m.group("value")
+            if slots(value) & typed and not any(any(same_word(v, w) for w in content(older)) for v in content(value)):
+                return True
+    return False
+
+
+_COPULA = re.compile(r"\b(is|are|'s|'re|was|were)\b", re.I)
+
+
+def _corrected_value(older: str, part: str) -> bool:
+    """A correction ("my mistake", "sorry") restating the attribute's head noun with a new value of
+    the earlier value's type; a subject word may be reworded but not replaced by a name ("the ML
+    team's budget" is another team's)."""
+    if update_cue(part) != "correction":
+        return False
+    m_old, m_new = _COPULA.search(older), _COPULA.search(part)
+    if m_old is None or m_new is None:
+        return False
+    subject = [w for w in content(older[: m_old.start()]) if not any(c.isdigit() for c in w)]
+    said = content(part[: m_new.start()])
+    if not subject or not any(same_word(subject[-1], t) for t in said):
+        return False  # the head noun ("deadline", "budget") must recur before the copula
+    if sum(any(same_word(w, t) for t in said) for w in subject) * 2 < len(subject):
+        return False
+    if names(part[: m_new.start()]) - names(older):
+        return False
+    typed = slots(older[m_old.end():]) & _TYPED
+    new_value = part[m_new.end():]
+    return bool(typed & slots(new_value)) and not all(any(same_word(v, w) for w in content(new_value))
+                                                    for v in content(older[m_old.end():]))
+
+
+_VERSION_TOKEN = re.compile(r"(?<![\w.])v?(\d+)\.(\d+)(?:\.\d+)?(?!\w|\.\d)", re.I)
+
+
+def _version_changed(older: str, part: str) -> bool:
+    """"X is on 1.27" / "x ... is on 1.29 as of today": a version of the same major number, the old
+    one gone, under an update cue, with a subject word (or name) of the earlier statement recurring."""
+    old = {m.group(0).lower().lstrip("v") for m in _VERSION_TOKEN.finditer(older)}
+    new = {m.group(0).lower().lstrip("v") for m in _VERSION_TOKEN.finditer(part)}
+    if not old or not new or old & new or update_cue(part) is None:
+        return False
+    if not any(a.split(".")[0] == b.split(".")[0] for a in old for b in new):
+        return False
+    m = _COPULA.search(older) or re.search(r"\b(runs?|uses?|on)\b", older, re.I)
+    subject = [w for w in content(older[: m.start()]) if not any(c.isdigit() for c in w)] if m else []
+    plain = [w for w in subject if w not in names(older) and w not in ("our", "my")]
+    said = content(part)
+    # every plain subject word recurs ("prod", not "staging"); a product name may be named by a part of it
+    return bool(subject) and all(any(same_word(w, t) for t in said) for w in plain) \
+        and any(any(same_word(w, t) for t in said) for w in subject)
+
+
+#: Closed sets of alternatives: one holds at a time, so another from the set under a change cue replaces it.
+_ALTERNATIVES = (frozenset({"metric", "imperial"}), frozenset({"celsius", "fahrenheit"}),
+                 frozenset({"light", "dark"}), frozenset({"iphone", "android", "pixel"}),
+                 frozenset({"mac", "macbook", "windows", "linux", "ubuntu", "chromebook"}),
+                 frozenset({"aisle", "window"}), frozenset({"12-hour", "24-hour"}),
+                 frozenset({"kilometres", "kilometers", "km", "miles"}), frozenset({"kg", "kilos", "pounds", "lbs"}),
+                 frozenset({"formal", "casual"}), frozenset({"remote", "hybrid", "onsite", "in-office"}),
+                 frozenset({"tabs", "spaces"}), frozenset({"vim", "neovim", "emacs", "vscode"}))
+
+
+def _alternative(older: str, part: str) -> bool:
+    """The earlier statement names one of a closed set of alternatives; the later one, with a change
+    cue, names another of the set and not the earlier one."""
+    if update_cue(part) not in ("change", "correction"):
+        return False
+    o_words = set(re.findall(r"[\w-]+", older.lower()))
+    n_words = set(re.findall(r"[\w-]+", part.lower()))
+    for group in _ALTERNATIVES:
+        had, has = o_words & group, n_words & group
+        if had and has and not had & has:
+            return True
+    return False
+
+
 def form_change(older: str, part: str, sim: float = 0.0) -> str | None:
     """Which of :data:`FORMS` says ``part`` (the assertive part of a later text) changes ``older``.
 
@@ -266,4 +377,19 @@ def form_change(older: str, part: str, sim: float = 0.0) -> str | None:
         return FORMS[3]
     if _took_role(older, part):
         return FORMS[4]
+    if _moved_to_value(older, part):
+        return FORMS[5]
+    if _corrected_value(older, part):
+        return FORMS[6]
+    if _version_changed(older, part):
+        return FORMS[7]
+    if _alternative(older, part):
+        return FORMS[8]
     return None
+
+
+def anchored_change(older: str, newer: str) -> bool:
+    """Forms anchored in words, not meaning (another of a closed set of alternatives, a partner's new
+    state): worth comparing however far apart the two texts' embeddings are ("a die-hard Android user"
+    / "set up my new iPhone" sit at a cosine of about 0.15)."""
+    return _alternative(older, newer) or _relationship_changed(older, newer)

@@ -37,6 +37,15 @@ def test_amounts_are_counts_and_durations(text, expected):
     ("The expense report cutoff is the 20th.", "there's no expense report cutoff anymore, submit whenever", FORMS[3]),
     # new role: a named person now works as another role noun
     ("Mateo is a QA analyst.", "Mateo just started as product designer on the growth squad", FORMS[4]),
+    # moved to a value of its type, whatever else the message says about the old one
+    ("Choir practice is on Wednesdays.", "we moved choir practice to Thursdays, Wednesdays clash with league night",
+     FORMS[5]),
+    # a typed value corrected, a subject word reworded
+    ("The venue deposit deadline is June 12.", "oops, the hall deposit deadline is June 19 actually", FORMS[6]),
+    # another version of the same major number for a subject named by a part
+    ("Our edge Nginx is on 1.24.", "edge proxy runs 1.26 now after the patch window", FORMS[7]),
+    # another of a closed set of alternatives
+    ("Show me temperatures in Celsius.", "please switch me to Fahrenheit, I'm in Chicago now", FORMS[8]),
 ])
 def test_each_form_fires(older, newer, form):
     assert form_change(older, newer, 0.4) == form
@@ -60,9 +69,37 @@ def test_each_form_fires(older, newer, form):
     # new role look-alikes: someone else's role, the same role, no start cue
     ("Mateo is a QA analyst.", "Mateo introduced me to the new product designer"),
     ("Mateo is a QA analyst.", "Mateo started this week as QA analyst for the mobile app too"),
+    # moved-to look-alikes: another key moved, or the same value restated
+    ("Choir practice is on Wednesdays.", "we moved the bake sale to Thursdays"),
+    # correction look-alikes: another named subject, no correction cue, the value restated
+    ("The venue deposit deadline is June 12.", "sorry, the Hartley venue deposit deadline is June 19"),
+    ("The venue deposit deadline is June 12.", "the catering deposit deadline is June 19"),
+    # version look-alikes: another environment, another major version line
+    ("Staging Nginx is on 1.24.", "prod nginx is on 1.26 now"),
+    # alternative look-alikes: someone else's, no change cue, both named
+    ("Show me temperatures in Celsius.", "my aunt only thinks in Fahrenheit"),
+    ("Show me temperatures in Celsius.", "now give me Celsius and Fahrenheit side by side"),
 ])
 def test_look_alikes_do_not_fire(older, newer):
     assert form_change(older, newer, 0.4) is None
+
+
+def test_anchored_forms_reach_far_apart_texts(embedder):
+    """A closed-set alternative is compared even below the cosine gate (a phone brand for a phone brand)."""
+    from datetime import datetime, timedelta, timezone
+
+    from hindsight_core import MemoryEngine
+
+    t0 = datetime(2024, 5, 1, tzinfo=timezone.utc)
+    with MemoryEngine.ephemeral(embedder=embedder) as engine:
+        bank = engine.bank("anchored", lifecycle={"consolidate_every": 0})
+        old = bank.capture("I've always been a Windows person.", mentioned_at=t0)
+        new = bank.capture("finally unboxed my new MacBook, migrating everything tonight",
+                           mentioned_at=t0 + timedelta(days=20))
+        assert new.supersedes == (old.unit_id,)
+        kept = bank.capture("I only wear running shoes from one brand.", mentioned_at=t0)
+        other = bank.capture("my new MacBook sleeve arrived", mentioned_at=t0 + timedelta(days=21))
+        assert other.supersedes == () and bank.get(kept.unit_id).status.value == "active"
 
 
 def test_an_abbreviated_title_does_not_split_the_statement():
