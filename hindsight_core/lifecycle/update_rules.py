@@ -30,7 +30,7 @@ import re
 from hindsight_core.lifecycle.slots import STOP, Reading, content, read, same_word, slots
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, split_clauses,
                                                   update_cue, without_effective_time)
-from hindsight_core.lifecycle.value_forms import FORMS, form_change
+from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, form_change
 
 __all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record", "RELATED_MIN_SIM", "CLOSE_SIM",
            "SLOT_MATCH_BONUS"]
@@ -820,7 +820,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     if _in_other_language(older, part, o, n, sim):
         return "changed, said in another language", 1.0
     form = form_change(older, part, sim)  # an amount, a kind switched, a relationship, a key gone, a role
-    if form is not None and not _another_subject(older, part, o, n):
+    if form is not None and (form in SUBJECT_CHECKED or not _another_subject(older, part, o, n)):
         return form, 1.0
     if _swapped(o, n) or _flipped(older, part):
         return None, 0.0
