@@ -18,6 +18,10 @@ class of attribute they change:
 - **typed value corrected**: a correction cue, the attribute's head noun and a new value of the same
   type (a date for a date), even when a subject word is reworded ("firm" for "company");
 - **another version**: a new version number of the same shape for a subject that recurs;
+- **a listed item is done**: a list ("Open items: A, B, C") and an item of it now signed off, passed,
+  fixed, shipped...;
+- **possible again**: what the earlier statement ruled out ("no running", "can't drive") is now done
+  *again* or *back*;
 - **switched to the alternative**: one of a closed set of alternatives (metric / imperial, light /
   dark, Celsius / Fahrenheit, iPhone / Android...) replaced by another of the set under a change cue.
 
@@ -46,7 +50,8 @@ __all__ = ["form_change", "anchored_change", "amounts", "FORMS", "SUBJECT_CHECKE
 #: The reason each form returns (also its name in a unit's ``superseded (...)`` flag).
 FORMS = ("the amount changed", "switched to another of its kind", "the relationship changed",
          "the attribute no longer holds", "took another role", "moved to another value of its type",
-         "a typed value corrected", "another version", "switched to the alternative")
+         "a typed value corrected", "another version", "switched to the alternative", "a listed item is done",
+         "possible again")
 #: Forms that check on their own that the subject is the same (a reworded subject word is allowed there).
 SUBJECT_CHECKED = frozenset({"a typed value corrected", "another version"})
 
@@ -362,6 +367,56 @@ def _alternative(older: str, part: str) -> bool:
     return False
 
 
+_LIST = re.compile(r":\s*([^:]+,[^:]+)$")
+_DONE = re.compile(r"\b(done|finished|complete[d]?|passed|signed off|sign-off|approved|resolved|fixed|shipped|merged|"
+                   r"closed|cleared|landed|unblocked|sorted|wrapped( up)?|green|no longer (a )?block\w*)\b", re.I)
+
+
+def _list_item_done(older: str, part: str) -> bool:
+    """"Open items: A, B, C" / "A passed": a listed item named again beside a completion word."""
+    m = _LIST.search(older.rstrip(". "))
+    if m is None:
+        return False
+    items = [content(x) for x in re.split(r",|\band\b", m.group(1)) if content(x)]
+    if len(items) < 2:
+        return False
+    for clause in re.split(r",|\band\b|\bso\b", part):
+        words = content(clause)
+        if _DONE.search(clause) and not re.search(r"\b(not|never|almost|nearly|yet)\b|n['’]t\b", clause, re.I) and any(
+                all(any(same_word(w, t) for t in words) for w in item) for item in items):
+            return True
+    return False
+
+
+_RULED_OUT = re.compile(r"\b(?:no|not|can'?t|cannot|unable to|not allowed to|banned from|off)\s+([a-z]{3,})"
+                        r"(?:\s+([a-z]{3,}))?", re.I)
+_AGAIN = re.compile(r"\b(again|back)\b", re.I)
+_NEGATED = re.compile(r"\b(no|not|cannot|never|unable|cant|dont|wont)\b|n['’]t\b", re.I)
+
+
+def _root(word: str) -> str:
+    word = word.lower()
+    for suffix in ("ning", "ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _possible_again(older: str, part: str) -> bool:
+    """"No running for now" / "I can run again": the word the earlier statement ruled out, said
+    without a negation next to "again" or "back"."""
+    ruled = {_root(w) for m in _RULED_OUT.finditer(older) for w in m.groups() if w and w.lower() not in STOP
+             and w.lower() not in ("for", "until", "now", "while", "longer", "more")}
+    if not ruled:
+        return False
+    for clause in split_clauses(part):
+        if not _AGAIN.search(clause) or _NEGATED.search(clause):
+            continue
+        if any(_root(w) in ruled for w in re.findall(r"[a-z]+", clause.lower())):
+            return True
+    return False
+
+
 def form_change(older: str, part: str, sim: float = 0.0) -> str | None:
     """Which of :data:`FORMS` says ``part`` (the assertive part of a later text) changes ``older``.
 
@@ -385,6 +440,10 @@ def form_change(older: str, part: str, sim: float = 0.0) -> str | None:
         return FORMS[7]
     if _alternative(older, part):
         return FORMS[8]
+    if _list_item_done(older, part):
+        return FORMS[9]
+    if _possible_again(older, part):
+        return FORMS[10]
     return None
 
 

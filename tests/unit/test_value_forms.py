@@ -46,6 +46,12 @@ def test_amounts_are_counts_and_durations(text, expected):
     ("Our edge Nginx is on 1.24.", "edge proxy runs 1.26 now after the patch window", FORMS[7]),
     # another of a closed set of alternatives
     ("Show me temperatures in Celsius.", "please switch me to Fahrenheit, I'm in Chicago now", FORMS[8]),
+    # a listed item done
+    ("Move-out to-dos: deep clean, key handover, meter reading.", "deep clean is finished, the landlord was happy",
+     FORMS[9]),
+    # possible again
+    ("My wrist is sprained, so no climbing for a while.", "hand surgeon says I can climb again", FORMS[10]),
+    ("I can't drive until my licence is renewed.", "licence came through, I'm driving again", FORMS[10]),
 ])
 def test_each_form_fires(older, newer, form):
     assert form_change(older, newer, 0.4) == form
@@ -79,6 +85,12 @@ def test_each_form_fires(older, newer, form):
     # alternative look-alikes: someone else's, no change cue, both named
     ("Show me temperatures in Celsius.", "my aunt only thinks in Fahrenheit"),
     ("Show me temperatures in Celsius.", "now give me Celsius and Fahrenheit side by side"),
+    # list look-alikes: an item still open, an item not on the list
+    ("Move-out to-dos: deep clean, key handover, meter reading.", "deep clean isn't finished, the oven is a disaster"),
+    ("Move-out to-dos: deep clean, key handover, meter reading.", "the garage sale is done"),
+    # possible-again look-alikes: still ruled out, or another activity again
+    ("My wrist is sprained, so no climbing for a while.", "it hurts again, can't climb at all"),
+    ("My wrist is sprained, so no climbing for a while.", "I'm swimming again, easy laps only"),
 ])
 def test_look_alikes_do_not_fire(older, newer):
     assert form_change(older, newer, 0.4) is None
