@@ -46,6 +46,7 @@ from hindsight_core.errors import InvalidInputError, LLMError
 from hindsight_core.lifecycle.belief_trust import corroborated, may_supersede, pending_flags
 from hindsight_core.lifecycle.update_cues import look_alike, update_cue
 from hindsight_core.lifecycle.update_rules import RELATED_MIN_SIM, is_tool_record, judge_update, update_strength
+from hindsight_core.lifecycle.value_forms import anchored_change
 from hindsight_core.models import CaptureResult, Flag, MemoryKind, MemoryStatus, MemoryUnit
 
 if TYPE_CHECKING:
@@ -86,6 +87,7 @@ _BATCH_NEIGHBOURS = 8  # earlier units of the same capture batch checked per new
 _ENTITY_CAP = 50  # an entity named by more units than this (a team, a city) does not pick candidates
 _ENTITY_MIN_SIM = 0.25  # cosine from which a stored fact naming the same rare entity is compared
 _TEMPLATE_MIN_SIM = 0.35  # word-by-word rules apply from here (as for the entity neighbours before)
+_ANCHORED_MIN_SIM = 0.05  # below the gate, a neighbour is compared only when an anchored form links the two
 _JUDGE_MIN_SIM = 0.6  # the LLM judge is asked only about pairs this close that the rules leave open
 _JUDGE_CACHE_SIZE = 4096  # LLM verdicts kept per model, keyed by the two texts
 
@@ -343,7 +345,8 @@ def supersede_on_capture(
     stored_cands: dict[str, list[tuple[str, float]]] = {}  # new unit id -> stored units to compare, best first
     gate = min(cfg.contradiction_min_sim, RELATED_MIN_SIM)  # the slot rules compare reworded pairs too
     for row, n in enumerate(todo):
-        close = [(i, sim) for i, sim in near.get(units[n].id, []) if sim >= gate]
+        close = [(i, sim) for i, sim in near.get(units[n].id, []) if sim >= gate or (
+            sim >= _ANCHORED_MIN_SIM and i in index.units and anchored_change(index.units[i].text, units[n].text))]
         stored_cands[units[n].id] = _with_entity_neighbours(index, units[n], vecs[row], close)
     fetch: set[str] = set()  # stored beliefs that may be updated: only these are read in full
     for n in todo:

@@ -52,6 +52,10 @@ _RULES: tuple[tuple[str, float, re.Pattern[str]], ...] = (
         r"|\b[45]\d\d\b(?= \w)", _I)),
     ("fact", 0.55, re.compile(
         r"\b(is|are|was|were|has|have|had|lives?|works?|moved|started|bought|born|married|runs?)\b", _I)),
+    # "I'm vegetarian", "I am a nurse": a short statement of who the speaker is, not small talk ("I'm fine")
+    ("self", 0.55, re.compile(
+        r"^\W*(i'?m|i am)\s+(?:(?:a|an|not|no longer)\s+)?(?!(?:fine|ok|okay|good|great|well|here|back|done|sorry|"
+        r"sure|in|on|out|off|home|tired|busy|glad|happy|excited|so|just|about|going|gonna|not)\b)[a-z][a-z-]{3,}\W*$", _I)),
 )
 
 _SMALL_TALK = re.compile(

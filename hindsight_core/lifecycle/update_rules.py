@@ -30,6 +30,7 @@ import re
 from hindsight_core.lifecycle.slots import STOP, Reading, content, read, same_word, slots
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, split_clauses,
                                                   update_cue, without_effective_time)
+from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, form_change
 
 __all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record", "RELATED_MIN_SIM", "CLOSE_SIM",
            "SLOT_MATCH_BONUS"]
@@ -356,6 +357,17 @@ def _substituted(older: str, newer: str, missing: set[str], value: tuple[str, ..
     return False
 
 
+def _another_subject(older: str, part: str, o: Reading, n: Reading) -> bool:
+    """A subject word of the earlier statement is replaced by another one ("the data team's budget" /
+    "ML team's budget"), and its names do not all recur: the later text is about something else."""
+    subject, _, value = key_and_value(older)
+    missing = {w for w in subject if not _number_like(w) and w not in _NOT_VALUE and not _present(w, n)}
+    names_ = [x for x in o.names if x not in value]
+    if not missing or (names_ and all(_present(x, n) for x in names_)):
+        return False
+    return _substituted(older, part, missing, value)
+
+
 def _new_subject_word(word: str, o_words: list[str]) -> bool:
     """A stranger (:func:`_stranger`) that is no attribute noun: it names another subject."""
     return _stranger(word, o_words) and word not in _ATTRIBUTE_NOUNS
@@ -388,7 +400,7 @@ _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value chang
              "the duty passed to someone else": 2.0, "promoted: the title changed": 2.0, "the job ended": 2.0,
              "a tool field reports another value": 2.0, "moved to another place": 2.0,
              "changed, said in another language": 2.0, "renamed": 2.0,
-             "the value's qualifier changed": 1.5}
+             "the value's qualifier changed": 1.5, **{form: 1.5 for form in FORMS}}
 
 
 #: Pair verdicts kept: capture asks about each (older, newer, sim) pair up to three times (candidate
@@ -694,7 +706,10 @@ _ADDRESS = re.compile(r"^\s*(?:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|aw+
 #: The most content words an earlier statement may have and still be one belief the rules can update.
 #: Every earlier fact of the dev set has at most 9; a chat turn that tells a story has many more.
 ATOMIC_MAX_WORDS = 12
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+#: A sentence ends at ".", "!" or "?" and a space, except after a title or an abbreviation ("Dr. Lee").
+_SENTENCE_END = re.compile(r"(?<=[.!?])" + "".join(rf"(?<!\b{a}\.)" for a in ("Dr", "Mr", "Ms", "Mrs", "St", "Prof", "Jr",
+                                                                            "Sr", "vs", "e.g", "i.e", "approx", "Mt"))
+                           + r"\s+(?=\S)")
 
 
 def _atomic(text: str, reading: Reading) -> bool:
@@ -804,6 +819,9 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
         return "the value's qualifier changed", 1.0
     if _in_other_language(older, part, o, n, sim):
         return "changed, said in another language", 1.0
+    form = form_change(older, part, sim)  # an amount, a kind switched, a relationship, a key gone, a role
+    if form is not None and (form in SUBJECT_CHECKED or not _another_subject(older, part, o, n)):
+        return form, 1.0
     if _swapped(o, n) or _flipped(older, part):
         return None, 0.0
     subject, verb, value = key_and_value(older)

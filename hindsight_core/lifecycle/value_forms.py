@@ -1,0 +1,454 @@
+"""Value changes the word-order rules miss, read by the *kind* of attribute that changed.
+
+:mod:`~hindsight_core.lifecycle.update_rules` splits a statement into key and value by its main
+verb. Some updates share no verb or wording with the earlier fact and are recognised instead by the
+class of attribute they change:
+
+- **amount**: a count or duration of one unit, spelt in digits or words ("two weeks" / "21 days" is
+  another unit; "three weeks" is the same), changed under an update cue;
+- **kind switched**: the earlier statement's subject noun, in the plural after a switch verb
+  ("we switched *dentists*", "had to change *venues*"), or after "new" ("the *new venue* is"), with a
+  new name;
+- **relationship**: a partner named in the earlier statement, now engaged, married, divorced,
+  separated or broken up with;
+- **attribute gone**: "there is no <key> anymore", "no more <key>";
+- **new role**: a named person now working *as* another role noun ("started as engineering manager");
+- **moved to a value of its type**: "moved <key> to <day / time / date / number>", whatever else the
+  message says about the old value ("moved book club to Tuesdays, Mondays are busy");
+- **typed value corrected**: a correction cue, the attribute's head noun and a new value of the same
+  type (a date for a date), even when a subject word is reworded ("firm" for "company");
+- **another version**: a new version number of the same shape for a subject that recurs;
+- **a listed item is done**: a list ("Open items: A, B, C") and an item of it now signed off, passed,
+  fixed, shipped...;
+- **possible again**: what the earlier statement ruled out ("no running", "can't drive") is now done
+  *again* or *back*;
+- **switched to the alternative**: one of a closed set of alternatives (metric / imperial, light /
+  dark, Celsius / Fahrenheit, iPhone / Android...) replaced by another of the set under a change cue.
+
+Every form needs a value the earlier statement lacks, so a restatement never fires; look-alike
+clauses (plans, questions, someone else's affairs) are removed by the caller before these run.
+
+Example:
+    >>> form_change("The trial period lasts two weeks.", "legal extended the trial period to thirty days")
+    'the amount changed'
+    >>> form_change("Our dentist is Dr. Lee.", "we switched dentists, we see Dr. Okafor at Harbor Dental now")
+    'switched to another of its kind'
+    >>> form_change("Our dentist is Dr. Lee.", "my sister switched dentists last year") is None
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from hindsight_core.lifecycle.slots import STOP, content, names, same_word, slots
+from hindsight_core.lifecycle.update_cues import split_clauses, update_cue
+
+__all__ = ["form_change", "anchored_change", "amounts", "FORMS", "SUBJECT_CHECKED"]
+
+#: The reason each form returns (also its name in a unit's ``superseded (...)`` flag).
+FORMS = ("the amount changed", "switched to another of its kind", "the relationship changed",
+         "the attribute no longer holds", "took another role", "moved to another value of its type",
+         "a typed value corrected", "another version", "switched to the alternative", "a listed item is done",
+         "possible again")
+#: Forms that check on their own that the subject is the same (a reworded subject word is allowed there).
+SUBJECT_CHECKED = frozenset({"a typed value corrected", "another version"})
+
+_NUMBER_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+                 "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100,
+                 "couple": 2, "dozen": 12, "half": 0.5}
+#: Units of time, each to its length in hours: "48 hours" and "two days" are one duration.
+_TIME_UNITS = {"minute": 1 / 60, "min": 1 / 60, "hour": 1, "hr": 1, "h": 1, "day": 24, "night": 24, "week": 168,
+               "month": 730, "year": 8760}
+#: Qualifiers between a number and its unit that keep the unit ("two business days", "3 full weeks").
+_UNIT_QUALIFIERS = frozenset({"business", "working", "calendar", "full", "whole", "straight", "extra"})
+#: Words before a number that make it a difference or an addition, not the new amount ("by two weeks",
+#: "another three days", "two more weeks").
+_DELTA_BEFORE = frozenset({"by", "another", "extra", "additional", "further", "plus", "over"})
+_DELTA_AFTER = frozenset({"more", "extra", "additional", "fewer", "less", "longer", "shorter", "ago", "late", "early",
+                          "before", "after", "behind"})
+_AMOUNT = re.compile(r"(\d+(?:\.\d+)?|[a-z]+)(?:\s+(?:of\s+)?)?((?:[a-z]+\s+){0,1})([a-z]+)", re.I)
+
+
+def _number(word: str) -> float | None:
+    word = word.lower()
+    if word in _NUMBER_WORDS:
+        return float(_NUMBER_WORDS[word])
+    try:
+        return float(word)
+    except ValueError:
+        return None
+
+
+def _unit(word: str) -> str:
+    word = word.lower()
+    for suffix in ("ies", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
+            stem = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            if stem in _TIME_UNITS or suffix == "s":
+                return stem
+    return word
+
+
+@functools.lru_cache(maxsize=4096)
+def amounts(text: str) -> tuple[tuple[float, str], ...]:
+    """``(number, unit)`` pairs stated as amounts: "two weeks" -> ``(2, "week")``, "48 hours" ->
+    ``(48, "hour")``, "3 kids" -> ``(3, "kid")``. Differences ("by two days", "two more weeks") and
+    past offsets ("three weeks ago") are not amounts. "a"/"an" count only before a time unit."""
+    words = re.findall(r"\d[\d.,:/]*[a-z%$]*|[a-z]+(?:'[a-z]+)?", text.lower())  # "10k", "9:30": no amounts here
+    out: list[tuple[float, str]] = []
+    for i, w in enumerate(words):
+        value = _number(w)
+        if value is None or (i and words[i - 1] in _DELTA_BEFORE):
+            continue
+        j = i + 1
+        if j < len(words) and words[j] in _UNIT_QUALIFIERS:
+            j += 1
+        if j >= len(words) or words[j] in _DELTA_AFTER or _number(words[j]) is not None or words[j] in STOP:
+            continue
+        unit = _unit(words[j])
+        if w in ("a", "an", "half") and unit not in _TIME_UNITS:
+            continue
+        if j + 1 < len(words) and words[j + 1] in _DELTA_AFTER:
+            continue
+        out.append((value, unit))
+    return tuple(out)
+
+
+def _hours(value: float, unit: str) -> float | None:
+    return value * _TIME_UNITS[unit] if unit in _TIME_UNITS else None
+
+
+def _amount_changed(older: str, part: str, sim: float) -> bool:
+    """A count or duration of one unit (or of time) changed, under an update cue, with the key kept."""
+    if update_cue(part) is None:
+        return False
+    old, new = amounts(older), amounts(part)
+    if not old or not new or set(old) & set(new):
+        return False
+    changed = False
+    for a_value, a_unit in old:
+        for b_value, b_unit in new:
+            ha, hb = _hours(a_value, a_unit), _hours(b_value, b_unit)
+            if (ha is not None and hb is not None and ha != hb) or (a_unit == b_unit and a_value != b_value):
+                changed = True
+    if not changed:
+        return False
+    units = {u for _, u in old} | {u for _, u in new}
+    key = [w for w in content(older) if not any(c.isdigit() for c in w) and _unit(w) not in units
+           and w not in _NUMBER_WORDS]
+    return any(any(same_word(k, t) for t in content(part)) for k in key) or sim >= _CLOSE_SIM
+
+
+_CLOSE_SIM = 0.55  # as update_rules.CLOSE_SIM: a reworded statement of one fact
+_SWITCH = r"(?:switch\w*|chang\w*|swapp?\w*|rebook\w*|mov\w*|tri\w*|found|got|picked|have|has)"
+
+
+def _subject_nouns(older: str) -> list[str]:
+    """Content words of the earlier statement before its copula or first verb: what it is about."""
+    m = re.search(r"\b(is|are|was|were|'s|lives?|runs?|uses?|listens?|sits?|does|do)\b", older, re.I)
+    head = older[: m.start()] if m else ""
+    return [w for w in content(head) if not any(c.isdigit() for c in w) and len(w) > 2 and w not in names(older)]
+
+
+def _kind_switched(older: str, part: str) -> bool:
+    """"We switched dentists ... Dr. Okafor", "the new venue is the Lakeside": the earlier subject's
+    noun, plural after a switch verb or after "new", with a name the earlier statement lacks."""
+    nouns = _subject_nouns(older)
+    if not nouns:
+        return False
+    o_names = names(older)
+    fresh = [x for x in names(part) if len(x) > 2 and not any(same_word(x, y) for y in o_names)
+             and not any(same_word(x, w) for w in content(older))]
+    if not fresh:
+        return False
+    for noun in nouns:
+        plural = re.escape(noun) + r"(?:e?s)"
+        if re.search(r"\b" + _SWITCH[:-1] + r")\s+(?:our |my |the |their )?" + plural + r"\b", part, re.I) and \
+                re.search(r"\b(switch\w*|chang\w*|swapp?\w*|rebook\w*|mov\w*)\b", part, re.I):
+            return True
+        if re.search(r"\bnew\s+(?:\w+\s+)?" + re.escape(noun) + r"\b(?!s)", part, re.I) and \
+                re.search(r"\bnew\s+(?:\w+\s+)?" + re.escape(noun) + r"\s+(is|'s|will be)\b", part, re.I):
+            return True
+    return False
+
+
+_PARTNER_WORDS = re.compile(r"\b(dating|seeing|girlfriend|boyfriend|partner|fianc[ée]e?|engaged|married|husband|wife|"
+                            r"spouse|together|relationship)\b", re.I)
+#: The states of a relationship and the words that name them ("my wife" is married, "my ex" ended).
+_PARTNER_STATES = (
+    ("ended", re.compile(r"\b(divorced|divorcing|separated|broke up|broken up|breaking up|split up|splitting up|"
+                         r"called it off|ended things|my ex|ex-(wife|husband|girlfriend|boyfriend|partner))\b", re.I)),
+    ("married", re.compile(r"\b(married|tied the knot|(my )?(wife|husband|spouse))\b", re.I)),
+    ("engaged", re.compile(r"\b(engaged|fianc[ée]e?|said yes)\b", re.I)),
+    ("dating", re.compile(r"\b(dating|seeing|girlfriend|boyfriend|together|relationship)\b", re.I)),
+)
+
+
+def _partner_states(text: str) -> set[str]:
+    found: set[str] = set()
+    for state, pattern in _PARTNER_STATES:
+        if pattern.search(text):
+            found.add(state)
+            if state == "ended":  # "my ex-wife" is not married
+                break
+    return found
+
+
+_US = re.compile(r"\b(we|we're|we've|we'd|us|our)\b|\band i\b|\bi and\b|\b(i'm|i am|i got|i've)\b", re.I)
+
+
+def _relationship_changed(older: str, part: str) -> bool:
+    """The speaker's partner, named earlier, is now engaged, married, divorced or broken up with."""
+    if not _PARTNER_WORDS.search(older) or not re.search(r"\b(i|i'm|my|we|we're|our)\b", older, re.I):
+        return False
+    partner = [x for x in names(older) if len(x) > 1]
+    if partner:
+        shared = any(any(same_word(x, t) for t in content(part)) for x in partner)
+    else:  # "my boyfriend and I ..." / "my boyfriend proposed"
+        shared = any(re.search(r"\b" + re.escape(w.lower()) + r"\b", part, re.I)
+                     for w in _PARTNER_WORDS.findall(older))
+    if not shared or not _US.search(part):
+        return False
+    new_states = _partner_states(part) - {"dating"}  # "dating" is no news about a known partner
+    return bool(new_states - _partner_states(older))
+
+
+_GENERIC = frozenset({"team", "thing", "stuff", "time", "day", "week"})
+
+
+def _attribute_gone(older: str, part: str) -> bool:
+    """"There is no <key> anymore", "no more <key>": every distinctive subject noun of the earlier
+    statement recurs right after the "no" (a qualifier or two between allowed)."""
+    nouns = [w for w in _subject_nouns(older) if w not in _GENERIC]
+    if not nouns:
+        return False
+    lowered = part.lower()
+    if not re.search(r"\b(anymore|any more|no longer)\b|\bno more\b", lowered):
+        return False
+    for m in re.finditer(r"\bno (?:more |longer (?:a |an |any )?)?((?:[\w'-]+\s+){0,3}[\w'-]+)", lowered):
+        after = content(m.group(1).replace("-", " "))
+        if all(any(same_word(n, t) or t.startswith(n) for t in after) for n in nouns):
+            return True
+    return False
+
+
+_ROLE_NOUN = (r"(manager|engineer|developer|designer|director|lead|analyst|scientist|architect|administrator|admin|"
+              r"consultant|intern|vp|cto|ceo|cfo|coo|head of \w+|owner|coordinator|specialist|officer|nurse|teacher|"
+              r"principal|editor|producer|recruiter|researcher|tester|partner|associate|supervisor|chair|president|"
+              r"founder|advisor|adviser|counsel|accountant|strategist|marketer)")
+_AS_ROLE = re.compile(r"\b(as|to) (?:a |an |the |our |their )?(?:new )?((?:[\w-]+ ){0,2}" + _ROLE_NOUN + r")\b", re.I)
+_ROLE_START = re.compile(r"\b(first (day|week|month)|start(ed|s|ing)?|now|promot\w*|promo|new role|moved|switch\w*|"
+                         r"joined|hired|became|become|becoming|taking on|stepp(ed|ing) (in|up)|transferr\w*|"
+                         r"officially|appointed|named)\b", re.I)
+_OLD_ROLE = re.compile(r"\b(is|'s|works as|working as|runs|leads|handles|does) (?:a |an |the |our )?", re.I)
+
+
+def _took_role(older: str, part: str) -> bool:
+    """A person named in the earlier statement's subject now works *as* another role ("Priya is a
+    backend developer" / "Priya started this week as engineering manager")."""
+    m = _OLD_ROLE.search(older)
+    if m is None:
+        return False
+    who = [x for x in names(older[: m.start()]) if len(x) > 2]
+    first = re.match(r"\s*([A-Z][a-z]+)\b", older)
+    if first and first.group(1).lower() not in STOP:
+        who.append(first.group(1).lower())
+    if not who or not any(re.search(r"\b" + re.escape(x) + r"\b", part, re.I) for x in who):
+        return False
+    role = _AS_ROLE.search(part)
+    if role is None or not _ROLE_START.search(part):
+        return False
+    new_role = content(role.group(2))
+    old_value = content(older[m.end():])
+    return any(not any(same_word(w, v) for v in old_value) for w in new_role)
+
+
+#: Slots of a typed value, which a later value of the same slot replaces.
+_TYPED = frozenset({"day", "time", "date", "money", "percent", "duration", "quantity", "version", "port"})
+_MOVE_TO = re.compile(r"\b(?i:mov\w*|switch\w*|chang\w*|shift\w*|push\w*|reschedul\w*|bump\w*|swapp?\w*)\b"
+                      r"(?P<key>(?:\s+[\w'-]+){1,5}?)\s+to\s+(?P<value>[\w$€£:.,/-]*\w(?:\s+(?:\d[\w:.]*|am|pm|[A-Z]\w*))?)")
+
+
+def _key_words(older: str) -> list[str]:
+    """Content words of the earlier statement that are no typed value or name: what it is about."""
+    return [w for w in content(older) if not any(c.isdigit() for c in w) and not slots(w) & _TYPED
+            and w not in names(older) and len(w) > 2]
+
+
+def _moved_to_value(older: str, part: str) -> bool:
+    """"Moved my long run to Saturdays": a move verb, the earlier statement's key words, then "to" and
+    a value of the earlier value's type that the earlier statement lacks."""
+    typed = slots(older) & _TYPED
+    key = _key_words(older)
+    if not typed or not key:
+        return False
+    for clause in split_clauses(part):
+        for m in _MOVE_TO.finditer(clause):
+            said = content(m.group("key"))
+            if sum(any(same_word(k, t) for t in said) for k in key) * 2 < max(len(key), 2):
+                continue  # most key words ("book club", not its verb "meets"), at least two of a longer key
+            value = m.group("value")
+            if slots(value) & typed and not any(any(same_word(v, w) for w in content(older)) for v in content(value)):
+                return True
+    return False
+
+
+_COPULA = re.compile(r"\b(is|are|'s|'re|was|were)\b", re.I)
+
+
+def _corrected_value(older: str, part: str) -> bool:
+    """A correction ("my mistake", "sorry") restating the attribute's head noun with a new value of
+    the earlier value's type; a subject word may be reworded but not replaced by a name ("the ML
+    team's budget" is another team's)."""
+    if update_cue(part) != "correction":
+        return False
+    m_old, m_new = _COPULA.search(older), _COPULA.search(part)
+    if m_old is None or m_new is None:
+        return False
+    subject = [w for w in content(older[: m_old.start()]) if not any(c.isdigit() for c in w)]
+    said = content(part[: m_new.start()])
+    if not subject or not any(same_word(subject[-1], t) for t in said):
+        return False  # the head noun ("deadline", "budget") must recur before the copula
+    if sum(any(same_word(w, t) for t in said) for w in subject) * 2 < len(subject):
+        return False
+    if names(part[: m_new.start()]) - names(older):
+        return False
+    typed = slots(older[m_old.end():]) & _TYPED
+    new_value = part[m_new.end():]
+    return bool(typed & slots(new_value)) and not all(any(same_word(v, w) for w in content(new_value))
+                                                    for v in content(older[m_old.end():]))
+
+
+_VERSION_TOKEN = re.compile(r"(?<![\w.])v?(\d+)\.(\d+)(?:\.\d+)?(?!\w|\.\d)", re.I)
+
+
+def _version_changed(older: str, part: str) -> bool:
+    """"X is on 1.27" / "x ... is on 1.29 as of today": a version of the same major number, the old
+    one gone, under an update cue, with a subject word (or name) of the earlier statement recurring."""
+    old = {m.group(0).lower().lstrip("v") for m in _VERSION_TOKEN.finditer(older)}
+    new = {m.group(0).lower().lstrip("v") for m in _VERSION_TOKEN.finditer(part)}
+    if not old or not new or old & new or update_cue(part) is None:
+        return False
+    if not any(a.split(".")[0] == b.split(".")[0] for a in old for b in new):
+        return False
+    m = _COPULA.search(older) or re.search(r"\b(runs?|uses?|on)\b", older, re.I)
+    subject = [w for w in content(older[: m.start()]) if not any(c.isdigit() for c in w)] if m else []
+    plain = [w for w in subject if w not in names(older) and w not in ("our", "my")]
+    said = content(part)
+    # every plain subject word recurs ("prod", not "staging"); a product name may be named by a part of it
+    return bool(subject) and all(any(same_word(w, t) for t in said) for w in plain) \
+        and any(any(same_word(w, t) for t in said) for w in subject)
+
+
+#: Closed sets of alternatives: one holds at a time, so another from the set under a change cue replaces it.
+_ALTERNATIVES = (frozenset({"metric", "imperial"}), frozenset({"celsius", "fahrenheit"}),
+                 frozenset({"light", "dark"}), frozenset({"iphone", "android", "pixel"}),
+                 frozenset({"mac", "macbook", "windows", "linux", "ubuntu", "chromebook"}),
+                 frozenset({"aisle", "window"}), frozenset({"12-hour", "24-hour"}),
+                 frozenset({"kilometres", "kilometers", "km", "miles"}), frozenset({"kg", "kilos", "pounds", "lbs"}),
+                 frozenset({"formal", "casual"}), frozenset({"remote", "hybrid", "onsite", "in-office"}),
+                 frozenset({"tabs", "spaces"}), frozenset({"vim", "neovim", "emacs", "vscode"}))
+
+
+def _alternative(older: str, part: str) -> bool:
+    """The earlier statement names one of a closed set of alternatives; the later one, with a change
+    cue, names another of the set and not the earlier one."""
+    if update_cue(part) not in ("change", "correction"):
+        return False
+    o_words = set(re.findall(r"[\w-]+", older.lower()))
+    n_words = set(re.findall(r"[\w-]+", part.lower()))
+    for group in _ALTERNATIVES:
+        had, has = o_words & group, n_words & group
+        if had and has and not had & has:
+            return True
+    return False
+
+
+_LIST = re.compile(r":\s*([^:]+,[^:]+)$")
+_DONE = re.compile(r"\b(done|finished|complete[d]?|passed|signed off|sign-off|approved|resolved|fixed|shipped|merged|"
+                   r"closed|cleared|landed|unblocked|sorted|wrapped( up)?|green|no longer (a )?block\w*)\b", re.I)
+
+
+def _list_item_done(older: str, part: str) -> bool:
+    """"Open items: A, B, C" / "A passed": a listed item named again beside a completion word."""
+    m = _LIST.search(older.rstrip(". "))
+    if m is None:
+        return False
+    items = [content(x) for x in re.split(r",|\band\b", m.group(1)) if content(x)]
+    if len(items) < 2:
+        return False
+    for clause in re.split(r",|\band\b|\bso\b", part):
+        words = content(clause)
+        if _DONE.search(clause) and not re.search(r"\b(not|never|almost|nearly|yet)\b|n['’]t\b", clause, re.I) and any(
+                all(any(same_word(w, t) for t in words) for w in item) for item in items):
+            return True
+    return False
+
+
+_RULED_OUT = re.compile(r"\b(?:no|not|can'?t|cannot|unable to|not allowed to|banned from|off)\s+([a-z]{3,})"
+                        r"(?:\s+([a-z]{3,}))?", re.I)
+_AGAIN = re.compile(r"\b(again|back)\b", re.I)
+_NEGATED = re.compile(r"\b(no|not|cannot|never|unable|cant|dont|wont)\b|n['’]t\b", re.I)
+
+
+def _root(word: str) -> str:
+    word = word.lower()
+    for suffix in ("ning", "ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _possible_again(older: str, part: str) -> bool:
+    """"No running for now" / "I can run again": the word the earlier statement ruled out, said
+    without a negation next to "again" or "back"."""
+    ruled = {_root(w) for m in _RULED_OUT.finditer(older) for w in m.groups() if w and w.lower() not in STOP
+             and w.lower() not in ("for", "until", "now", "while", "longer", "more")}
+    if not ruled:
+        return False
+    for clause in split_clauses(part):
+        if not _AGAIN.search(clause) or _NEGATED.search(clause):
+            continue
+        if any(_root(w) in ruled for w in re.findall(r"[a-z]+", clause.lower())):
+            return True
+    return False
+
+
+def form_change(older: str, part: str, sim: float = 0.0) -> str | None:
+    """Which of :data:`FORMS` says ``part`` (the assertive part of a later text) changes ``older``.
+
+    ``sim`` is the two texts' cosine: an amount of a reworded statement needs it when no key word recurs.
+    """
+    if _amount_changed(older, part, sim):
+        return FORMS[0]
+    if _kind_switched(older, part):
+        return FORMS[1]
+    if _relationship_changed(older, part):
+        return FORMS[2]
+    if _attribute_gone(older, part):
+        return FORMS[3]
+    if _took_role(older, part):
+        return FORMS[4]
+    if _moved_to_value(older, part):
+        return FORMS[5]
+    if _corrected_value(older, part):
+        return FORMS[6]
+    if _version_changed(older, part):
+        return FORMS[7]
+    if _alternative(older, part):
+        return FORMS[8]
+    if _list_item_done(older, part):
+        return FORMS[9]
+    if _possible_again(older, part):
+        return FORMS[10]
+    return None
+
+
+def anchored_change(older: str, newer: str) -> bool:
+    """Forms anchored in words, not meaning (another of a closed set of alternatives, a partner's new
+    state): worth comparing however far apart the two texts' embeddings are ("a die-hard Android user"
+    / "set up my new iPhone" sit at a cosine of about 0.15)."""
+    return _alternative(older, newer) or _relationship_changed(older, newer)
