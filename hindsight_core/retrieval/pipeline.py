@@ -92,7 +92,7 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
     archived = "archived" in req.statuses
     ranked["dense"] = ch.dense_channel(qvec, index, n, archived)
     lap("dense")
-    ranked["keyword"] = ch.keyword_channel(text, index, n, archived)
+    ranked["keyword"] = ch.keyword_channel(text, index, n, archived, req.extra_terms)
     lap("keyword")
     window = _window(req.query, req.as_of) if cfg.temporal_weight else None
     ranked["temporal"] = ch.temporal_channel(window, index, n)
