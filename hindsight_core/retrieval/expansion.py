@@ -14,7 +14,8 @@ an expansion always matches something, and a word used by more than ``expansion_
 Words enter the vocabulary lazily: a recall embeds the words of the units stored since the
 previous recall (:meth:`Vocabulary.missing`, in the same model call as the query), so the write
 path pays nothing, and the first recall after a large import pays for the whole vocabulary once
-(a 600-turn conversation holds about 2,000 distinct words).
+(a 600-turn conversation holds about 2,000 distinct words; kept as float32, 1.5 KB each with
+384 dimensions, for as long as the bank's index is open).
 
 Example:
     >>> from hindsight_core.testing import HashEmbedder
@@ -65,27 +66,29 @@ def unit_words(text: str) -> list[str]:
 
 
 class Vocabulary:
-    """A bank's words and their vectors (float16), keyed by their stem: the first surface form of a
-    stem seen stands for it. Thread-safe: concurrent recalls may learn at the same time."""
+    """A bank's words and their vectors, keyed by their stem: the first surface form of a stem seen
+    stands for it. Thread-safe: concurrent recalls may learn at the same time (a word both embed
+    is kept once)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._stems: list[str] = []
         self._known: set[str] = set()
-        self._rows: list[np.ndarray] = []
-        self._matrix: np.ndarray | None = None
-        self._seen: set[str] = set()  # unit ids whose words were collected
+        self._blocks: list[np.ndarray] = []  # float32 rows, joined on the next search
+        self._seen: set[str] = set()  # unit ids whose words are in the vocabulary
         self._revision: object = None
 
     def __len__(self) -> int:
         return len(self._stems)
 
-    def missing(self, units: Mapping[str, Any], revision: object = None) -> list[str]:
-        """Words of ``units`` (id -> object with ``.text``) not in the vocabulary yet, one surface
-        form per new stem. ``revision`` (the index revision) skips the scan when nothing changed."""
+    def missing(self, units: Mapping[str, Any], revision: object = None) -> tuple[list[str], list[str]]:
+        """``(words, unit ids)``: the words of ``units`` (id -> object with ``.text``) not in the
+        vocabulary yet, one surface form per new stem, and the ids they came from (hand both to
+        :meth:`learn` with the words' vectors). ``revision`` (the index revision) skips the scan
+        when nothing changed since the last :meth:`learn`."""
         with self._lock:
             if revision is not None and revision == self._revision:
-                return []
+                return [], []
             new_ids = [uid for uid in units if uid not in self._seen]
             pending: dict[str, str] = {}
             for uid in new_ids:
@@ -93,34 +96,35 @@ class Vocabulary:
                     stem = _stem_of(word)
                     if stem and stem not in self._known and stem not in pending:
                         pending[stem] = word
-            self._seen.update(new_ids)
-            if not pending:
-                self._revision = revision
-            return list(pending.values())
+            return list(pending.values()), new_ids
 
-    def learn(self, words: Sequence[str], vectors: np.ndarray, revision: object = None) -> None:
-        """Add ``words`` with their (unit-normalised) ``vectors``; known stems are ignored."""
-        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(words), -1) if len(words) else vectors
+    def learn(self, words: Sequence[str], vectors: np.ndarray, unit_ids: Iterable[str] = (),
+              revision: object = None) -> None:
+        """Add ``words`` with their (unit-normalised) ``vectors`` (known stems are ignored) and mark
+        ``unit_ids`` as collected, as of the index ``revision``."""
+        rows = np.asarray(vectors, dtype=np.float32).reshape(len(words), -1) if len(words) else None
         with self._lock:
-            for word, vec in zip(words, vectors):
+            keep = []
+            for n, word in enumerate(words):
                 stem = _stem_of(word)
-                if not stem or stem in self._known:
-                    continue
-                self._known.add(stem)
-                self._stems.append(stem)
-                self._rows.append(np.asarray(vec, dtype=np.float16))
-                self._matrix = None
+                if stem and stem not in self._known:
+                    self._known.add(stem)
+                    self._stems.append(stem)
+                    keep.append(n)
+            if keep and rows is not None:
+                self._blocks.append(rows[keep])
+            self._seen.update(unit_ids)
             if revision is not None:
                 self._revision = revision
 
     def nearest(self, vector: np.ndarray, n: int, min_cosine: float) -> list[tuple[str, float]]:
         """Up to ``n`` stems whose word's cosine with ``vector`` is at least ``min_cosine``, best first."""
         with self._lock:
-            if not self._rows:
+            if not self._blocks:
                 return []
-            if self._matrix is None:
-                self._matrix = np.vstack(self._rows).astype(np.float32)
-            matrix, stems = self._matrix, self._stems
+            if len(self._blocks) > 1:
+                self._blocks = [np.vstack(self._blocks)]
+            matrix, stems = self._blocks[0], self._stems
         sims = matrix @ np.asarray(vector, dtype=np.float32).reshape(-1)
         take = min(n, len(sims))
         top = np.argpartition(-sims, take - 1)[:take]
@@ -169,12 +173,14 @@ class ExpansionPlan:
     to :meth:`finish`, which learns the new words and returns the extra keyword terms.
     """
 
-    __slots__ = ("vocab", "words", "missing", "revision")
+    __slots__ = ("vocab", "words", "missing", "unit_ids", "revision")
 
-    def __init__(self, vocab: Vocabulary, words: list[str], missing: list[str], revision: object) -> None:
+    def __init__(self, vocab: Vocabulary, words: list[str], missing: list[str], unit_ids: list[str],
+                 revision: object) -> None:
         self.vocab = vocab
         self.words = words
         self.missing = missing
+        self.unit_ids = unit_ids
         self.revision = revision
 
     @property
@@ -188,7 +194,7 @@ class ExpansionPlan:
         :class:`~hindsight_core.retrieval.config.RecallConfig`."""
         vectors = np.asarray(vectors, dtype=np.float32)
         n = len(self.words)
-        self.vocab.learn(self.missing, vectors[n:], self.revision)
+        self.vocab.learn(self.missing, vectors[n:], self.unit_ids, self.revision)
         if not n:
             return {}
         return expand(self.words, vectors[:n], self.vocab, terms=cfg.expansion_terms, min_cosine=cfg.expansion_min_cosine,
@@ -200,4 +206,5 @@ def plan_expansion(query: str, index: Any, speakers: Iterable[str], revision: ob
     under the bank's read lock. ``revision`` is the index revision when it has one (skips the scan
     for new units when nothing changed)."""
     vocab = vocabulary_of(index)
-    return ExpansionPlan(vocab, query_words(query, speakers), vocab.missing(index.units, revision), revision)
+    missing, unit_ids = vocab.missing(index.units, revision)
+    return ExpansionPlan(vocab, query_words(query, speakers), missing, unit_ids, revision)

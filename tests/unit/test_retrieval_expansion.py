@@ -59,14 +59,17 @@ def test_vocabulary_collects_each_stem_once_and_only_new_units() -> None:
     vocab = Vocabulary()
     units = {"a": IndexedUnit("a", 0, "Pottery class and potteries", "world", "active", "user", None, None, None,
                               0.0, (), 0.5, 1.0, 0.0)}
-    missing = vocab.missing(units, revision=1)
-    assert missing == ["pottery", "class"]  # "potteries" has pottery's stem
-    vocab.learn(missing, HashEmbedder(16).embed(missing), revision=1)
+    missing, ids = vocab.missing(units, revision=1)
+    assert (missing, ids) == (["pottery", "class"], ["a"])  # "potteries" has pottery's stem
+    assert vocab.missing(units, revision=1) == (missing, ids)  # not learnt yet (an embedding may fail)
+    vocab.learn(missing, HashEmbedder(16).embed(missing), ids, revision=1)
+    vocab.learn(missing, HashEmbedder(16).embed(missing), ids, revision=1)  # a concurrent recall's copy
     assert len(vocab) == 2
-    assert vocab.missing(units, revision=1) == []  # same revision: no scan
+    assert vocab.missing(units, revision=1) == ([], [])  # same revision: no scan
     units["b"] = IndexedUnit("b", 1, "A pottery wheel", "world", "active", "user", None, None, None,
                              0.0, (), 0.5, 1.0, 0.0)
-    assert vocab.missing(units, revision=2) == ["wheel"]
+    assert vocab.missing(units, revision=2) == (["wheel"], ["b"])
+    assert vocab.missing(units, revision=None) == (["wheel"], ["b"])  # no revision: always scans
 
 
 def test_nearest_and_expand_keep_close_words_other_than_the_question_word() -> None:
@@ -122,7 +125,7 @@ def test_plan_embeds_the_vocabulary_once_and_expands_from_it() -> None:
     assert tokenize("pottery")[0] in extra and tokenize("camping")[0] in extra
     assert tokenize("budget")[0] not in extra
     again = plan_expansion("What activities does Melanie enjoy?", idx, {"melanie"})
-    assert again.missing == []  # learnt: the next recall embeds only its own words
+    assert again.missing == [] and again.unit_ids == []  # learnt: the next recall embeds only its own words
 
 
 def test_recall_through_the_engine_finds_a_turn_by_an_expanded_word() -> None:
