@@ -3,8 +3,8 @@
 1. Over-fetch candidates from the dense and keyword channels (plus the temporal channel when the
    query names a time window), add each candidate's session neighbours, and score the pool
    (:class:`~hindsight_core.retrieval.scoring.PoolScorer`): exact cosine with the query and with
-   its topic (the query without the speakers it names, :mod:`~hindsight_core.retrieval.topic`), BM25 of the unit and of
-   its whole session, "the query names this unit's speaker", closeness to the query's window,
+   its topic (the query without the speakers it names, :mod:`~hindsight_core.retrieval.topic`), BM25 of the unit (the
+   query's terms plus the bank's words nearest its words, :mod:`~hindsight_core.retrieval.expansion`) and of its whole session, "the query names this unit's speaker", closeness to the query's window,
    all standardised and weighted, then each unit inherits a share of its neighbours' scores.
 2. The best first-stage units seed the graph channel (spreading activation from the query's
    entities and from the seeds' entities, 1-2 hops) and, optionally, keyword feedback; their
