@@ -117,6 +117,16 @@ class Vocabulary:
             if revision is not None:
                 self._revision = revision
 
+    def vector_of(self, word: str) -> np.ndarray | None:
+        """The vector kept for ``word``'s stem, or None when the bank does not use the word."""
+        stem = _stem_of(word)
+        with self._lock:
+            if stem not in self._known:
+                return None
+            if len(self._blocks) > 1:
+                self._blocks = [np.vstack(self._blocks)]
+            return self._blocks[0][self._stems.index(stem)]
+
     def nearest(self, vector: np.ndarray, n: int, min_cosine: float) -> list[tuple[str, float]]:
         """Up to ``n`` stems whose word's cosine with ``vector`` is at least ``min_cosine``, best first."""
         with self._lock:
@@ -173,31 +183,36 @@ class ExpansionPlan:
     to :meth:`finish`, which learns the new words and returns the extra keyword terms.
     """
 
-    __slots__ = ("vocab", "words", "missing", "unit_ids", "revision")
+    __slots__ = ("vocab", "words", "known", "missing", "unit_ids", "revision")
 
     def __init__(self, vocab: Vocabulary, words: list[str], missing: list[str], unit_ids: list[str],
                  revision: object) -> None:
         self.vocab = vocab
         self.words = words
+        # a question word the bank already uses is not embedded again: its kept vector stands for it
+        self.known = {w: v for w in words if (v := vocab.vector_of(w)) is not None}
         self.missing = missing
         self.unit_ids = unit_ids
         self.revision = revision
 
     @property
     def texts(self) -> list[str]:
-        """The texts to embed, in the order :meth:`finish` expects their vectors."""
-        return self.words + self.missing
+        """The texts to embed, in the order :meth:`finish` expects their vectors: the question's
+        words the bank does not use, then the bank's words not embedded yet."""
+        return [w for w in self.words if w not in self.known] + self.missing
 
     def finish(self, vectors: np.ndarray, keyword: Any, cfg: Any) -> dict[str, float]:
         """Learn the new vocabulary words and return ``{stem: weight}`` for the keyword query;
         ``keyword`` is the bank's :class:`~hindsight_core.storage.keyword.KeywordIndex`, ``cfg`` its
         :class:`~hindsight_core.retrieval.config.RecallConfig`."""
         vectors = np.asarray(vectors, dtype=np.float32)
-        n = len(self.words)
+        n = len(self.words) - len(self.known)
         self.vocab.learn(self.missing, vectors[n:], self.unit_ids, self.revision)
-        if not n:
+        if not self.words:
             return {}
-        return expand(self.words, vectors[:n], self.vocab, terms=cfg.expansion_terms, min_cosine=cfg.expansion_min_cosine,
+        fresh = iter(vectors[:n])
+        own = np.stack([self.known[w] if w in self.known else next(fresh) for w in self.words])
+        return expand(self.words, own, self.vocab, terms=cfg.expansion_terms, min_cosine=cfg.expansion_min_cosine,
                       weight=cfg.expansion_weight, document_frequency=keyword.document_frequency, max_df=cfg.expansion_max_df)
 
 

@@ -142,6 +142,9 @@ def test_recall_through_the_engine_finds_a_turn_by_an_expanded_word() -> None:
         emb.calls.clear()
         bank.recall("What activities?", k=5, config=RecallConfig())
         assert emb.calls == [["What activities?", "activities"]]  # the vocabulary is embedded once
+        emb.calls.clear()
+        bank.recall("Any pottery?", k=5, config=RecallConfig())
+        assert emb.calls == [["Any pottery?"]]  # a word the bank uses is not embedded again
         off = bank.recall("What activities?", k=5, config=RecallConfig(expansion_weight=0.0))
 
     def keyword_hits(result: object) -> list[str]:
