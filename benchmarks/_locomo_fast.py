@@ -128,7 +128,9 @@ def engine_system(cfg: RecallConfig):
         extra = None
         if cfg.expansion_weight:  # as _recall.recall does, with the words' vectors from the cache
             plan = plan_expansion(q.question, idx, {s.lower() for s in conv.speakers})
-            extra = plan.finish(np.array([WORDS[w] for w in plan.texts]).reshape(len(plan.texts), -1), idx.keyword, cfg)
+            texts = plan.texts
+            extra = plan.finish(np.stack([WORDS[w] for w in texts]) if texts else np.zeros((0, vec.shape[-1])),
+                                idx.keyword, cfg)
         req = RetrievalRequest(q.question, vec, conv.as_of.timestamp(), 25, frozenset({"active"}), topic_vector=topic,
                                extra_terms=extra or None)
         cands, _ = retrieve(req, idx, cfg)
