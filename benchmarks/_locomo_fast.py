@@ -21,7 +21,7 @@ from hindsight_core.lifecycle.timeparse import resolve_time_refs
 from hindsight_core.retrieval.config import RecallConfig
 from hindsight_core.retrieval.expansion import plan_expansion, query_words, unit_words
 from hindsight_core.retrieval.memory_index import InMemoryBankIndex
-from hindsight_core.retrieval.pipeline import retrieve
+from hindsight_core.retrieval.pipeline import one_blas_thread, retrieve
 from hindsight_core.retrieval.topic import topic_query
 from hindsight_core.retrieval.types import IndexedUnit, RetrievalRequest
 
@@ -129,8 +129,9 @@ def engine_system(cfg: RecallConfig):
         if cfg.expansion_weight:  # as _recall.recall does, with the words' vectors from the cache
             plan = plan_expansion(q.question, idx, {s.lower() for s in conv.speakers})
             texts = plan.texts
-            extra = plan.finish(np.stack([WORDS[w] for w in texts]) if texts else np.zeros((0, vec.shape[-1])),
-                                idx.keyword, cfg)
+            with one_blas_thread():
+                extra = plan.finish(np.stack([WORDS[w] for w in texts]) if texts else np.zeros((0, vec.shape[-1])),
+                                    idx.keyword, cfg)
         req = RetrievalRequest(q.question, vec, conv.as_of.timestamp(), 25, frozenset({"active"}), topic_vector=topic,
                                extra_terms=extra or None)
         cands, _ = retrieve(req, idx, cfg)

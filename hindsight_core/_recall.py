@@ -17,7 +17,7 @@ from hindsight_core._render import estimate_tokens
 from hindsight_core.config import BankConfig, RecallConfig
 from hindsight_core.models import ChannelHit, RecallHit, RecallResult
 from hindsight_core.retrieval.expansion import plan_expansion
-from hindsight_core.retrieval.pipeline import retrieve
+from hindsight_core.retrieval.pipeline import one_blas_thread, retrieve
 from hindsight_core.retrieval.topic import topic_query
 from hindsight_core.retrieval.types import RetrievalRequest
 from hindsight_core.storage.unit_store import UnitStore
@@ -48,7 +48,10 @@ def recall(store: UnitStore, config: BankConfig, cfg: RecallConfig, *, query: st
     waited = time.perf_counter()
     with store.read() as index:  # shared: recalls never wait for each other, nor for a capture's embedding
         waited = time.perf_counter() - waited
-        extra_terms = plan.finish(vectors[len(heads):], index.keyword, cfg) if plan is not None else None
+        extra_terms = None
+        if plan is not None:
+            with one_blas_thread():
+                extra_terms = plan.finish(vectors[len(heads):], index.keyword, cfg)
         request = RetrievalRequest(query=query, vector=vectors[0], as_of=now.timestamp(),
                                    k=min(k + len(excluded) + OVER_FETCH, 1000),
                                    statuses=statuses, kinds=kinds, session_id=session_id,

@@ -18,8 +18,9 @@ Every returned :class:`Candidate` lists each channel that found it as ``(channel
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from hindsight_core.retrieval.mmr import mmr
 from hindsight_core.retrieval.scoring import PoolScorer
 from hindsight_core.retrieval.types import BankIndex, Candidate, IndexedUnit, RetrievalRequest
 
-__all__ = ["retrieve"]
+__all__ = ["retrieve", "one_blas_thread"]
 
 _CONTROLLER: Any = None
 
@@ -51,6 +52,18 @@ def _blas_controller() -> Any:
     return _CONTROLLER
 
 
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS limited to one thread for the block: small mat-vec products are slow and jittery with
+    several BLAS threads on few, busy cores."""
+    controller = _blas_controller()
+    if not controller:  # pragma: no cover - threadpoolctl is a core dependency
+        yield
+        return
+    with controller.limit(limits=1, user_api="blas"):
+        yield
+
+
 def _allowed(u: IndexedUnit, req: RetrievalRequest) -> bool:
     return (
         u.status in req.statuses
@@ -66,11 +79,8 @@ def _window(query: str, as_of: float) -> tuple[float, float] | None:
 
 def retrieve(request: RetrievalRequest, index: BankIndex, config: RecallConfig) -> tuple[list[Candidate], dict[str, Any]]:
     """Run every channel, fuse, and return at most ``request.k`` candidates best first, plus a trace."""
-    controller = _blas_controller()
-    if controller:  # BLAS threads make small mat-vec products slow and jittery on few cores
-        with controller.limit(limits=1, user_api="blas"):
-            return _retrieve(request, index, config)
-    return _retrieve(request, index, config)  # pragma: no cover
+    with one_blas_thread():
+        return _retrieve(request, index, config)
 
 
 def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tuple[list[Candidate], dict[str, Any]]:
