@@ -19,14 +19,17 @@ from benchmarks._locomo_data import CATEGORY_NAMES, Conversation, evidence_recal
 from hindsight_core.lifecycle.extract import extract_entities
 from hindsight_core.lifecycle.timeparse import resolve_time_refs
 from hindsight_core.retrieval.config import RecallConfig
+from hindsight_core.retrieval.expansion import plan_expansion, query_words, unit_words
 from hindsight_core.retrieval.memory_index import InMemoryBankIndex
-from hindsight_core.retrieval.pipeline import retrieve
+from hindsight_core.retrieval.pipeline import one_blas_thread, retrieve
 from hindsight_core.retrieval.topic import topic_query
 from hindsight_core.retrieval.types import IndexedUnit, RetrievalRequest
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 #: (conversation, question) -> the question's topic vector (without the speakers it names), or None.
 TOPICS: dict[tuple[int, str], np.ndarray | None] = {}
+#: word -> its vector: the questions' words and the banks' vocabulary (retrieval/expansion.py).
+WORDS: dict[str, np.ndarray] = {}
 
 
 def embed_cached(texts: list[str], tag: str) -> np.ndarray:
@@ -87,6 +90,10 @@ def load(split: str = "dev", convs_spec: str = "0-9"):
     vectors = iter(embed_cached(named, "topics")) if named else iter(())
     TOPICS.clear()
     TOPICS.update((key, None if t is None else next(vectors)) for key, t in zip(keys, topics))
+    words = sorted({w for c, *_ in data for t in c.turns for w in unit_words(t.text)}
+                   | {w for c, *_ in data for q in c.questions for w in query_words(q.question)})
+    WORDS.clear()
+    WORDS.update(zip(words, embed_cached(words, "words")))
     return data, qv
 
 
@@ -118,7 +125,15 @@ def summarise(rows, ks):
 def engine_system(cfg: RecallConfig):
     def run(idx, q, vec, conv):
         topic = TOPICS.get((conv.index, q.question)) if cfg.topic_weight else None
-        req = RetrievalRequest(q.question, vec, conv.as_of.timestamp(), 25, frozenset({"active"}), topic_vector=topic)
+        extra = None
+        if cfg.expansion_weight:  # as _recall.recall does, with the words' vectors from the cache
+            plan = plan_expansion(q.question, idx, {s.lower() for s in conv.speakers})
+            texts = plan.texts
+            with one_blas_thread():
+                extra = plan.finish(np.stack([WORDS[w] for w in texts]) if texts else np.zeros((0, vec.shape[-1])),
+                                    idx.keyword, cfg)
+        req = RetrievalRequest(q.question, vec, conv.as_of.timestamp(), 25, frozenset({"active"}), topic_vector=topic,
+                               extra_terms=extra or None)
         cands, _ = retrieve(req, idx, cfg)
         return [c.id for c in cands]
     return run

@@ -1,7 +1,8 @@
 """Recall latency on one LoCoMo conversation's bank (the issue's "~600-turn bank" check).
 
 Captures one conversation (default 3: 629 turns) into an in-memory bank with the bundled model,
-warms up, then times recall(k=10) for every one of its questions.
+times the first recall (which embeds the bank's vocabulary for keyword expansion), warms up, then
+times recall(k=10) for every one of its questions.
 
 Run: ``python -m benchmarks.latency [--conversation 3] [--out PATH]``; run it on an idle machine.
 """
@@ -31,7 +32,10 @@ def run(conversation: int = 3) -> dict[str, object]:
     bank.capture_many(items)
     ingest = len(items) / (time.perf_counter() - started)
     questions = [q.question for q in conv.questions]
-    for q in questions[:5]:
+    started = time.perf_counter()
+    bank.recall(questions[0], k=10)  # embeds the bank's vocabulary once (retrieval/expansion.py)
+    first = (time.perf_counter() - started) * 1000
+    for q in questions[1:5]:
         bank.recall(q, k=10)
     lat = []
     for q in questions:
@@ -40,7 +44,7 @@ def run(conversation: int = 3) -> dict[str, object]:
         lat.append((time.perf_counter() - started) * 1000)
     engine.close()
     return {"conversation": conversation, "bank_units": len(items), "questions": len(questions),
-            "ingest_turns_per_s": round(ingest, 1), "recall_p50_ms": round(float(np.percentile(lat, 50)), 1),
+            "ingest_turns_per_s": round(ingest, 1), "first_recall_ms": round(first, 1), "recall_p50_ms": round(float(np.percentile(lat, 50)), 1),
             "recall_p95_ms": round(float(np.percentile(lat, 95)), 1)}
 
 

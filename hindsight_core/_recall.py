@@ -16,7 +16,8 @@ from hindsight_core._lifecycle_ops import OVER_FETCH, filter_candidates, record_
 from hindsight_core._render import estimate_tokens
 from hindsight_core.config import BankConfig, RecallConfig
 from hindsight_core.models import ChannelHit, RecallHit, RecallResult
-from hindsight_core.retrieval.pipeline import retrieve
+from hindsight_core.retrieval.expansion import plan_expansion
+from hindsight_core.retrieval.pipeline import one_blas_thread, retrieve
 from hindsight_core.retrieval.topic import topic_query
 from hindsight_core.retrieval.types import RetrievalRequest
 from hindsight_core.storage.unit_store import UnitStore
@@ -34,20 +35,29 @@ def recall(store: UnitStore, config: BankConfig, cfg: RecallConfig, *, query: st
     """One recall with validated arguments (see :meth:`MemoryBank.recall` for their meaning);
     ``started`` is the ``perf_counter()`` the caller's timing starts from (default: now)."""
     started = time.perf_counter() if started is None else started
-    topic = None
-    if cfg.topic_weight:  # the query without the bank's speakers it names, embedded in the same call
+    topic = plan = None
+    if cfg.topic_weight or cfg.expansion_weight:
         with store.read() as index:
-            topic = topic_query(query, index.speakers())
+            speakers = index.speakers()
+            # the query without the bank's speakers it names, embedded in the same call
+            topic = topic_query(query, speakers) if cfg.topic_weight else None
+            # its words and the bank's words not embedded yet, for keyword expansion (same call)
+            plan = plan_expansion(query, index, speakers, index.revision) if cfg.expansion_weight else None
+    heads = [query] if topic is None else [query, topic]
     embedding = time.perf_counter()
-    vectors = store.embedder.embed([query] if topic is None else [query, topic])  # no lock held
+    vectors = store.embedder.embed(heads + (plan.texts if plan is not None else []))  # no lock held
     embedding = time.perf_counter() - embedding
-    request = RetrievalRequest(query=query, vector=vectors[0], as_of=now.timestamp(),
-                               k=min(k + len(excluded) + OVER_FETCH, 1000),
-                               statuses=statuses, kinds=kinds, session_id=session_id,
-                               topic_vector=None if topic is None else vectors[1])
     waited = time.perf_counter()
     with store.read() as index:  # shared: recalls never wait for each other, nor for a capture's embedding
         waited = time.perf_counter() - waited
+        extra_terms = None
+        if plan is not None:
+            with one_blas_thread():
+                extra_terms = plan.finish(vectors[len(heads):], index.keyword, cfg)
+        request = RetrievalRequest(query=query, vector=vectors[0], as_of=now.timestamp(),
+                                   k=min(k + len(excluded) + OVER_FETCH, 1000),
+                                   statuses=statuses, kinds=kinds, session_id=session_id,
+                                   topic_vector=None if topic is None else vectors[1], extra_terms=extra_terms or None)
         candidates, trace = retrieve(request, index, cfg)
         candidates = filter_candidates(index, config, [c for c in candidates if c.id not in excluded], k, trace)
         directive_ids = sorted(index.directives, key=lambda i: index.units[i].seq)

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
+from hindsight_core.storage.keyword import tokenize, with_bigrams
+
 if TYPE_CHECKING:
     from hindsight_core.retrieval.types import BankIndex, IndexedUnit
 
@@ -60,8 +62,20 @@ def dense_channel(vector: np.ndarray, index: "BankIndex", n: int, archived: bool
     return index.dense_search(vector, n, archived=True) if archived else index.dense_search(vector, n)
 
 
-def keyword_channel(query: str, index: "BankIndex", n: int, archived: bool = False) -> list[tuple[str, float]]:
-    """Top ``n`` by BM25; an index with an archived tier searches it only when ``archived``."""
+def keyword_channel(query: str, index: "BankIndex", n: int, archived: bool = False,
+                    extra_terms: Mapping[str, float] | None = None) -> list[tuple[str, float]]:
+    """Top ``n`` by BM25; an index with an archived tier searches it only when ``archived``.
+    ``extra_terms`` (stem -> query weight, :mod:`~hindsight_core.retrieval.expansion`) join the
+    query's own terms, which keep their weight (hot units only: not with ``archived``)."""
+    if extra_terms and not archived:
+        kw = index.keyword
+        words = tokenize(query)
+        qtf: dict[str, float] = {}
+        for tok in with_bigrams(words) if kw.bigrams else words:
+            qtf[tok] = qtf.get(tok, 0.0) + 1.0
+        for term, w in extra_terms.items():
+            qtf.setdefault(term, w)
+        return kw.search_terms(qtf, n)
     search = getattr(index, "keyword_search", None)
     if search is not None:
         return search(query, n, archived=archived)

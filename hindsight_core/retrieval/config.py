@@ -37,6 +37,12 @@ class RecallConfig(BaseModel):
     feedback_seeds: int = Field(3, ge=1, description="First-stage units whose words expand the keyword query.")
     feedback_terms: int = Field(10, ge=1, description="Expansion terms taken from the feedback units.")
     feedback_query_weight: float = Field(0.5, ge=0.0, le=1.0, description="Share of the original query terms in the expanded query.")
+    expansion_weight: float = Field(0.5, ge=0.0, description="Keyword query expansion from the bank's own vocabulary "
+                                    "(retrieval/expansion.py): an added word's query weight per unit of its cosine with the "
+                                    "question word it is near (0 turns expansion off and skips embedding the vocabulary).")
+    expansion_terms: int = Field(3, ge=1, description="Bank words added per question word, at most.")
+    expansion_min_cosine: float = Field(0.5, ge=-1.0, le=1.0, description="Least cosine of an added word with its question word.")
+    expansion_max_df: int = Field(50, ge=1, description="Words used by more units than this are never added (chat fillers).")
     session_top: int = Field(5, ge=1, description="Sessions scored by the session channel.")
     speaker_weight: float = Field(0.9, ge=0.0, description="Weight of 'the query names this unit's speaker' "
                                   "(it carries the person the topic vector leaves out).")

@@ -3,8 +3,8 @@
 1. Over-fetch candidates from the dense and keyword channels (plus the temporal channel when the
    query names a time window), add each candidate's session neighbours, and score the pool
    (:class:`~hindsight_core.retrieval.scoring.PoolScorer`): exact cosine with the query and with
-   its topic (the query without the speakers it names, :mod:`~hindsight_core.retrieval.topic`), BM25 of the unit and of
-   its whole session, "the query names this unit's speaker", closeness to the query's window,
+   its topic (the query without the speakers it names, :mod:`~hindsight_core.retrieval.topic`), BM25 of the unit (the
+   query's terms plus the bank's words nearest its words, :mod:`~hindsight_core.retrieval.expansion`) and of its whole session, "the query names this unit's speaker", closeness to the query's window,
    all standardised and weighted, then each unit inherits a share of its neighbours' scores.
 2. The best first-stage units seed the graph channel (spreading activation from the query's
    entities and from the seeds' entities, 1-2 hops) and, optionally, keyword feedback; their
@@ -18,8 +18,9 @@ Every returned :class:`Candidate` lists each channel that found it as ``(channel
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from hindsight_core.retrieval.mmr import mmr
 from hindsight_core.retrieval.scoring import PoolScorer
 from hindsight_core.retrieval.types import BankIndex, Candidate, IndexedUnit, RetrievalRequest
 
-__all__ = ["retrieve"]
+__all__ = ["retrieve", "one_blas_thread"]
 
 _CONTROLLER: Any = None
 
@@ -51,6 +52,18 @@ def _blas_controller() -> Any:
     return _CONTROLLER
 
 
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS limited to one thread for the block: small mat-vec products are slow and jittery with
+    several BLAS threads on few, busy cores."""
+    controller = _blas_controller()
+    if not controller:  # pragma: no cover - threadpoolctl is a core dependency
+        yield
+        return
+    with controller.limit(limits=1, user_api="blas"):
+        yield
+
+
 def _allowed(u: IndexedUnit, req: RetrievalRequest) -> bool:
     return (
         u.status in req.statuses
@@ -66,11 +79,8 @@ def _window(query: str, as_of: float) -> tuple[float, float] | None:
 
 def retrieve(request: RetrievalRequest, index: BankIndex, config: RecallConfig) -> tuple[list[Candidate], dict[str, Any]]:
     """Run every channel, fuse, and return at most ``request.k`` candidates best first, plus a trace."""
-    controller = _blas_controller()
-    if controller:  # BLAS threads make small mat-vec products slow and jittery on few cores
-        with controller.limit(limits=1, user_api="blas"):
-            return _retrieve(request, index, config)
-    return _retrieve(request, index, config)  # pragma: no cover
+    with one_blas_thread():
+        return _retrieve(request, index, config)
 
 
 def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tuple[list[Candidate], dict[str, Any]]:
@@ -92,7 +102,7 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
     archived = "archived" in req.statuses
     ranked["dense"] = ch.dense_channel(qvec, index, n, archived)
     lap("dense")
-    ranked["keyword"] = ch.keyword_channel(text, index, n, archived)
+    ranked["keyword"] = ch.keyword_channel(text, index, n, archived, req.extra_terms)
     lap("keyword")
     window = _window(req.query, req.as_of) if cfg.temporal_weight else None
     ranked["temporal"] = ch.temporal_channel(window, index, n)

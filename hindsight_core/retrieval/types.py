@@ -9,7 +9,7 @@ Channels are pure functions over a ``BankIndex``; see ``retrieval/pipeline.py``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -76,6 +76,7 @@ class RetrievalRequest:
     kinds: frozenset[str] | None = None  # None: every kind
     session_id: str | None = None  # optional restriction to one session
     topic_vector: np.ndarray | None = None  # the query embedded without the speakers it names (retrieval/topic.py)
+    extra_terms: Mapping[str, float] | None = None  # weighted stems added to the keyword query (retrieval/expansion.py)
 
 
 @dataclass(slots=True)

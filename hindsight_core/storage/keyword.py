@@ -233,6 +233,11 @@ class KeywordIndex:
         df = self._df(term) if term in self._postings else 0
         return self._idf(df, len(self._slot)) if df else 0.0
 
+    def document_frequency(self, term: str) -> int:
+        """How many documents hold a stemmed term (0 if unknown)."""
+        plist = self._postings.get(term)
+        return len(plist) if plist else 0
+
     def search_terms(self, qtf: dict[str, float], k: int) -> list[tuple[str, float]]:
         """BM25 for a weighted bag of stemmed terms (e.g. a query expanded by feedback)."""
         n = len(self._slot)

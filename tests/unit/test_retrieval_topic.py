@@ -94,10 +94,11 @@ def test_recall_embeds_the_topic_in_the_same_call_only_when_a_speaker_is_named()
         ])
         assert bank._current().speakers() == {"melanie", "caroline"}
         emb.calls.clear()
-        hits = bank.recall("What items has Melanie bought?", k=2).hits
+        plain = RecallConfig(expansion_weight=0.0)  # keyword expansion adds its words to the same call
+        hits = bank.recall("What items has Melanie bought?", k=2, config=plain).hits
         assert emb.calls == [["What items has Melanie bought?", "What items has bought?"]]
         assert hits[0].unit.text.startswith("Melanie said")
         emb.calls.clear()
-        bank.recall("What was lovely?", k=1)
-        bank.recall("What items has Melanie bought?", k=1, config=RecallConfig(topic_weight=0.0))
+        bank.recall("What was lovely?", k=1, config=plain)
+        bank.recall("What items has Melanie bought?", k=1, config=plain.model_copy(update={"topic_weight": 0.0}))
         assert emb.calls == [["What was lovely?"], ["What items has Melanie bought?"]]
