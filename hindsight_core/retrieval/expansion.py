@@ -13,7 +13,8 @@ an expansion always matches something, and a word used by more than ``expansion_
 
 Words enter the vocabulary lazily: a recall embeds the words of the units stored since the
 previous recall (:meth:`Vocabulary.missing`, in the same model call as the query), so the write
-path pays nothing, and the first recall after a large import pays for the whole vocabulary once
+path pays nothing. A recall learns at most ``LEARN_PER_RECALL`` new words, so after a large import
+or a cold open the vocabulary fills over the next few recalls instead of stalling the first one
 (a 600-turn conversation holds about 2,000 distinct words; kept as float32, 1.5 KB each with
 384 dimensions, for as long as the bank's index is open).
 
@@ -39,10 +40,14 @@ import numpy as np
 from hindsight_core.storage.keyword import STOPWORDS, tokenize
 
 __all__ = ["Vocabulary", "ExpansionPlan", "plan_expansion", "vocabulary_of", "query_words", "unit_words", "expand",
-           "MIN_WORD_CHARS"]
+           "MIN_WORD_CHARS", "LEARN_PER_RECALL"]
 
 #: Words shorter than this are neither expanded nor added ("ok", "yo"): their vectors are noise.
 MIN_WORD_CHARS = 3
+#: New vocabulary words one recall embeds at most: one-word texts cost the model about 0.5 ms each
+#: on a busy 2-core CPU, so this bounds what a recall after a cold open of a big bank pays (a
+#: 100,000-unit bank has tens of thousands of words); the rest are learnt by the next recalls.
+LEARN_PER_RECALL = 256
 _WORD = re.compile(r"[a-z]+")
 _VOCABULARIES: "weakref.WeakKeyDictionary[Any, Vocabulary]" = weakref.WeakKeyDictionary()
 _REGISTRY_LOCK = threading.Lock()
@@ -86,17 +91,31 @@ class Vocabulary:
         vocabulary yet, one surface form per new stem, and the ids they came from (hand both to
         :meth:`learn` with the words' vectors). ``revision`` (the index revision) skips the scan
         when nothing changed since the last :meth:`learn`."""
+        words, ids, _ = self.missing_at_most(units, revision, limit=None)
+        return words, ids
+
+    def missing_at_most(self, units: Mapping[str, Any], revision: object = None,
+                        limit: int | None = LEARN_PER_RECALL) -> tuple[list[str], list[str], bool]:
+        """:meth:`missing` for the units whose new words fit in ``limit`` (None: all of them), and
+        whether that covered every unit not collected yet (hand ``revision`` to :meth:`learn` only
+        then, so the next call scans for the rest). The first unit is always taken whole."""
         with self._lock:
             if revision is not None and revision == self._revision:
-                return [], []
+                return [], [], True
             new_ids = [uid for uid in units if uid not in self._seen]
             pending: dict[str, str] = {}
+            taken: list[str] = []
             for uid in new_ids:
+                fresh = {}
                 for word in unit_words(units[uid].text):
                     stem = _stem_of(word)
                     if stem and stem not in self._known and stem not in pending:
-                        pending[stem] = word
-            return list(pending.values()), new_ids
+                        fresh.setdefault(stem, word)
+                if limit is not None and taken and len(pending) + len(fresh) > limit:
+                    return list(pending.values()), taken, False
+                pending.update(fresh)
+                taken.append(uid)
+            return list(pending.values()), taken, True
 
     def learn(self, words: Sequence[str], vectors: np.ndarray, unit_ids: Iterable[str] = (),
               revision: object = None) -> None:
@@ -221,5 +240,5 @@ def plan_expansion(query: str, index: Any, speakers: Iterable[str], revision: ob
     under the bank's read lock. ``revision`` is the index revision when it has one (skips the scan
     for new units when nothing changed)."""
     vocab = vocabulary_of(index)
-    missing, unit_ids = vocab.missing(index.units, revision)
-    return ExpansionPlan(vocab, query_words(query, speakers), missing, unit_ids, revision)
+    missing, unit_ids, complete = vocab.missing_at_most(index.units, revision)
+    return ExpansionPlan(vocab, query_words(query, speakers), missing, unit_ids, revision if complete else None)

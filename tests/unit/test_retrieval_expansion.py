@@ -152,3 +152,23 @@ def test_recall_through_the_engine_finds_a_turn_by_an_expanded_word() -> None:
 
     assert "Signed up for a pottery class yesterday" in keyword_hits(on)
     assert keyword_hits(off) == []  # "activities" is in no turn
+
+
+def test_a_recall_learns_a_bounded_number_of_words_and_the_next_ones_learn_the_rest() -> None:
+    letters = "bcdfghjkmp"  # ten distinct words per slot, none a stopword or stem of another
+    units = {f"u{n}": IndexedUnit(f"u{n}", n, f"alpha{c}q betta{c}q gamma{c}q", "world", "active", "user", None,
+                                  None, None, 0.0, (), 0.5, 1.0, 0.0) for n, c in enumerate(letters)}
+    vocab = Vocabulary()
+    emb = HashEmbedder(16)
+    learnt_ids: list[str] = []
+    rounds = 0
+    while True:
+        words, ids, complete = vocab.missing_at_most(units, revision=1, limit=7)
+        assert len(words) <= 7 and len(ids) == len(words) // 3  # whole units only
+        vocab.learn(words, emb.embed(words) if words else np.zeros((0, 16)), ids, revision=1 if complete else None)
+        learnt_ids += ids
+        rounds += 1
+        if complete:
+            break
+    assert rounds == 5 and sorted(learnt_ids) == sorted(units) and len(vocab) == 30
+    assert vocab.missing_at_most(units, revision=1) == ([], [], True)  # complete: no scan at this revision
