@@ -235,8 +235,7 @@ class KeywordIndex:
 
     def document_frequency(self, term: str) -> int:
         """How many documents hold a stemmed term (0 if unknown)."""
-        plist = self._postings.get(term)
-        return len(plist) if plist else 0
+        return self._df(term) if term in self._postings else 0
 
     def search_terms(self, qtf: dict[str, float], k: int) -> list[tuple[str, float]]:
         """BM25 for a weighted bag of stemmed terms (e.g. a query expanded by feedback)."""

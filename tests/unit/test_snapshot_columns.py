@@ -29,7 +29,8 @@ def _keyword() -> KeywordIndex:
 def _state(idx: KeywordIndex) -> tuple:
     queries = ["billing service port", "search api region", "dana rolled back", "alice 9001"]
     return (sorted(idx.ids()), [idx.search(q, 20) for q in queries], {d: idx.doc_terms(d) for d in idx.ids()},
-            {t: idx.idf(t) for t in ("bille", "servic", "search_api", "nothing")})
+            {t: idx.idf(t) for t in ("bille", "servic", "search_api", "nothing")},
+            {t: idx.document_frequency(t) for t in ("bille", "servic", "search_api", "nothing")})
 
 
 def test_keyword_index_round_trips_and_stays_editable():
