@@ -33,7 +33,7 @@ def run(conversation: int = 3) -> dict[str, object]:
     ingest = len(items) / (time.perf_counter() - started)
     questions = [q.question for q in conv.questions]
     started = time.perf_counter()
-    bank.recall(questions[0], k=10)  # embeds the bank's vocabulary once (retrieval/expansion.py)
+    bank.recall(questions[0], k=10)  # with keyword expansion on, this embeds the bank's vocabulary
     first = (time.perf_counter() - started) * 1000
     for q in questions[1:5]:
         bank.recall(q, k=10)

@@ -117,7 +117,7 @@ def test_keyword_channel_matches_the_added_terms_and_keeps_the_query_terms() -> 
 def test_plan_embeds_the_vocabulary_once_and_expands_from_it() -> None:
     idx = _index()
     emb = _SynonymEmbedder()
-    cfg = RecallConfig()
+    cfg = RecallConfig(expansion_weight=0.5)
     plan = plan_expansion("What activities does Melanie enjoy?", idx, {"melanie"})
     assert plan.words == ["activities", "enjoy"]
     assert "pottery" in plan.missing and "budget" in plan.missing
@@ -126,6 +126,9 @@ def test_plan_embeds_the_vocabulary_once_and_expands_from_it() -> None:
     assert tokenize("budget")[0] not in extra
     again = plan_expansion("What activities does Melanie enjoy?", idx, {"melanie"})
     assert again.missing == [] and again.unit_ids == []  # learnt: the next recall embeds only its own words
+
+
+ON = RecallConfig(expansion_weight=0.5)  # off by default: see RecallConfig.expansion_weight
 
 
 def test_recall_through_the_engine_finds_a_turn_by_an_expanded_word() -> None:
@@ -137,13 +140,13 @@ def test_recall_through_the_engine_finds_a_turn_by_an_expanded_word() -> None:
                  ["Signed up for a pottery class yesterday", *fillers]]
         bank.capture_many(items)
         emb.calls.clear()
-        on = bank.recall("What activities?", k=5, config=RecallConfig())
+        on = bank.recall("What activities?", k=5, config=ON)
         assert len(emb.calls) == 1 and emb.calls[0][:2] == ["What activities?", "activities"]  # one model call
         emb.calls.clear()
-        bank.recall("What activities?", k=5, config=RecallConfig())
+        bank.recall("What activities?", k=5, config=ON)
         assert emb.calls == [["What activities?", "activities"]]  # the vocabulary is embedded once
         emb.calls.clear()
-        bank.recall("Any pottery?", k=5, config=RecallConfig())
+        bank.recall("Any pottery?", k=5, config=ON)
         assert emb.calls == [["Any pottery?"]]  # a word the bank uses is not embedded again
         off = bank.recall("What activities?", k=5, config=RecallConfig(expansion_weight=0.0))
 
