@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 from hindsight_core.lifecycle.slots import STOP, content, names, same_word, slots
 from hindsight_core.lifecycle.update_cues import split_clauses, update_cue
@@ -417,34 +418,29 @@ def _possible_again(older: str, part: str) -> bool:
     return False
 
 
+#: Each form's check, in the order they are tried (the first that fires names the change); only the
+#: amount needs the texts' cosine.
+_CHECKS: tuple[tuple[str, Callable[[str, str, float], bool]], ...] = tuple(zip(FORMS, (
+    _amount_changed,
+    lambda older, part, sim: _kind_switched(older, part),
+    lambda older, part, sim: _relationship_changed(older, part),
+    lambda older, part, sim: _attribute_gone(older, part),
+    lambda older, part, sim: _took_role(older, part),
+    lambda older, part, sim: _moved_to_value(older, part),
+    lambda older, part, sim: _corrected_value(older, part),
+    lambda older, part, sim: _version_changed(older, part),
+    lambda older, part, sim: _alternative(older, part),
+    lambda older, part, sim: _list_item_done(older, part),
+    lambda older, part, sim: _possible_again(older, part),
+), strict=True))
+
+
 def form_change(older: str, part: str, sim: float = 0.0) -> str | None:
     """Which of :data:`FORMS` says ``part`` (the assertive part of a later text) changes ``older``.
 
     ``sim`` is the two texts' cosine: an amount of a reworded statement needs it when no key word recurs.
     """
-    if _amount_changed(older, part, sim):
-        return FORMS[0]
-    if _kind_switched(older, part):
-        return FORMS[1]
-    if _relationship_changed(older, part):
-        return FORMS[2]
-    if _attribute_gone(older, part):
-        return FORMS[3]
-    if _took_role(older, part):
-        return FORMS[4]
-    if _moved_to_value(older, part):
-        return FORMS[5]
-    if _corrected_value(older, part):
-        return FORMS[6]
-    if _version_changed(older, part):
-        return FORMS[7]
-    if _alternative(older, part):
-        return FORMS[8]
-    if _list_item_done(older, part):
-        return FORMS[9]
-    if _possible_again(older, part):
-        return FORMS[10]
-    return None
+    return next((form for form, changed in _CHECKS if changed(older, part, sim)), None)
 
 
 def anchored_change(older: str, newer: str) -> bool:
