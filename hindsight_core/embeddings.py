@@ -271,7 +271,7 @@ class _CallableEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
-        out = self._merged(texts) if len(texts) <= _SMALL else _normalise(self._fn(list(texts)))
+        out = self._merged(texts)  # a call of more than _SMALL texts runs at once, unmerged
         if out.shape[0] != len(texts):
             raise InvalidInputError(f"embedder {self.name!r} returned {out.shape[0]} vectors for {len(texts)} texts")
         self._dim = out.shape[1]
