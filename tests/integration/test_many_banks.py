@@ -133,6 +133,43 @@ def test_a_due_deferred_job_yields_to_new_submissions_but_not_past_its_latest_ti
     pool.close()
 
 
+def test_a_deferred_write_back_does_not_wake_idle_workers_but_a_due_job_does():
+    """Every recall queues its bank's write-back (due in 30 s): with hundreds of banks holding unwritten
+    hits, waking every idle worker on each of them made the workers rescan every ready queue on every
+    recall. Counted, not timed: waking the idle workers (``pool.wakeups``) and their rescans (``_due``)."""
+    import time
+
+    from hindsight_core.lifecycle import background
+
+    pool = WorkerPool(workers=4)
+    for n in range(200):  # 200 banks with hits not yet written back
+        pool.queue(f"bank-{n}").submit("flush", lambda: None, delay_s=3600.0)
+    deadline = time.monotonic() + 30
+    while len(pool._sleeping) < pool.threads() or pool.threads() < pool.workers:  # every worker waits
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    scans = [0]
+    due = background.BackgroundQueue._due
+
+    def counted(queue):
+        scans[0] += 1
+        return due(queue)
+
+    background.BackgroundQueue._due = counted
+    try:
+        woken = pool.wakeups
+        for n in range(100):  # recalls of the hot banks: each queues its write-back again
+            pool.queue(f"bank-{n % 10}").submit("flush", lambda: None, delay_s=3600.0)
+        assert pool.wakeups == woken  # nobody woken early: the workers already wake before these are due
+        assert scans[0] <= 100  # each submit looks at its own queue once; nobody rescans the 200
+        done = threading.Event()
+        pool.queue("bank-3").submit("reflect", done.set)  # due in debounce_s: before the workers wake
+        assert done.wait(30) and pool.wakeups == woken + 1
+    finally:
+        background.BackgroundQueue._due = due
+    assert pool.drain(30) and pool.close()
+
+
 def test_recall_hits_are_written_back_in_one_write_at_drain(tmp_path, write_back_later, monkeypatch):
     engine = MemoryEngine(tmp_path / "store", embedder=HashEmbedder(dim=64))
     bank = engine.bank("u", lifecycle={"consolidate_every": 0})
