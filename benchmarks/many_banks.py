@@ -104,7 +104,7 @@ def many_banks(folder: str, banks: int, units: int, samples: int, seed: int, pro
     rss_before = _rss_mb()
     cache = CacheConfig()
     engine = MemoryEngine(os.path.join(folder, "many"), embedder=HashEmbedder(), cache=cache)
-    peak_threads, rss_samples = 0, []
+    peak_threads, rss_samples, fill_load = 0, [], []
     started = time.perf_counter()
     for b in range(banks):
         bank = engine.bank(f"user-{b:05d}")
@@ -114,6 +114,7 @@ def many_banks(folder: str, banks: int, units: int, samples: int, seed: int, pro
         peak_threads = max(peak_threads, threading.active_count() - threads_before)
         if b % max(1, banks // 50) == 0:
             rss_samples.append((b, round(_rss_mb() - rss_before, 1)))
+            fill_load.append(round(os.getloadavg()[0], 2))
             if progress:
                 print(f"  {b}/{banks} banks, {time.perf_counter() - started:.0f}s, rss +{rss_samples[-1][1]} MB, "
                       f"threads +{peak_threads}, loaded {len(engine._indexes)}, load avg {os.getloadavg()[0]:.1f}",
@@ -121,7 +122,13 @@ def many_banks(folder: str, banks: int, units: int, samples: int, seed: int, pro
     fill_s = time.perf_counter() - started
     engine.drain(600)
 
-    cold, warm, recalled, forced = [], [], 0, 0
+    # a single bank used beside the random ones, one warm recall of it after each random bank's warm
+    # recall: the single-bank figure under the same load as the many-bank one (the machine's load
+    # drifts over a long run; the single-bank run at the end is kept as well)
+    beside_solo = engine.bank("solo-beside")
+    beside_solo.capture_many([_text(rng, 20_000_000 + i) for i in range(units)])
+    beside_solo.recall(_query(rng), k=5)
+    cold, warm, solo_warm, recalled, forced = [], [], [], 0, 0
     for _ in range(samples):
         bank_id = f"user-{rng.randrange(banks):05d}"
         if bank_id in engine._indexes:  # cold means: not loaded. Fewer banks than the cache holds:
@@ -132,8 +139,14 @@ def many_banks(folder: str, banks: int, units: int, samples: int, seed: int, pro
         cold.append(ms)
         recalled += bool(result.hits)
         warm.append(_timed(lambda: bank.recall(_query(rng), k=5))[1])
+        solo_warm.append(_timed(lambda: beside_solo.recall(_query(rng), k=5))[1])
         peak_threads = max(peak_threads, threading.active_count() - threads_before)
     sample_s = time.perf_counter() - started - fill_s
+    if progress:
+        print(f"  {samples} cold/warm samples in {sample_s:.0f}s: warm p95 {_pct(warm, 0.95)} ms, single bank beside "
+              f"them {_pct(solo_warm, 0.95)} ms, load avg {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
+    pending_after_samples = sum(engine._pool.busy(f"user-{n:05d}") for n in range(banks))
+    load_samples = [round(v, 2) for v in os.getloadavg()]
     # the recalls' activity write-backs (deferred, one Chroma write per bank) forced now, with warm
     # recalls of one bank running beside them: what a warm recall costs when a write-back does land
     # next to it (Chroma's embedded writes hold the GIL)
@@ -173,7 +186,7 @@ def many_banks(folder: str, banks: int, units: int, samples: int, seed: int, pro
         "banks": banks, "units_per_bank": units, "episode_every": episode_every, "cache": cache.model_dump(),
         "fill_s": round(fill_s, 1), "fill_ms_per_bank": round(fill_s * 1000 / max(banks, 1), 1),
         "peak_rss_mb": round(_peak_rss_mb(), 1), "rss_growth_mb_end": round(rss_end, 1),
-        "rss_growth_mb_by_banks": rss_samples,
+        "rss_growth_mb_by_banks": rss_samples, "load_average_1m_during_fill": fill_load,
         "extra_threads_peak": peak_threads, "extra_threads_after_drain": threads_end,
         "threads_after_close": threading.active_count() - threads_before,
         "banks_loaded_at_end": loaded, "units_loaded_at_end": loaded_units, "evictions": evictions,
@@ -186,6 +199,12 @@ def many_banks(folder: str, banks: int, units: int, samples: int, seed: int, pro
         "recall_warm_background_idle_ms": {"p50": _pct(idle_warm, 0.5), "p95": _pct(idle_warm, 0.95),
                                            "n": len(idle_warm)},
         "recall_single_bank_warm_ms": {"p50": _pct(single, 0.5), "p95": _pct(single, 0.95), "n": len(single)},
+        "recall_single_bank_warm_interleaved_ms": {"p50": _pct(solo_warm, 0.5), "p95": _pct(solo_warm, 0.95),
+                                                   "n": len(solo_warm)},
+        "warm_p95_ratio_to_single_interleaved": round(_pct(warm, 0.95) / max(_pct(solo_warm, 0.95), 1e-6), 2),
+        "warm_p95_ratio_to_single_at_end": round(_pct(warm, 0.95) / max(_pct(single, 0.95), 1e-6), 2),
+        "pending_write_backs_at_end_of_samples": pending_after_samples,
+        "load_average_during_samples": load_samples,
         "cold_recalls_with_hits": recalled, "cold_samples_evicted_by_hand": forced,
         "load_average_1m_at_end": round(os.getloadavg()[0], 2),
     }
