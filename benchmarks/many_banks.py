@@ -6,8 +6,9 @@ Two parts, in one run, on the deterministic hash embedder (so the model does not
    ``--episode-every``-th bank also ends an episode with background reflection) in one embedded engine with the
    default :class:`~hindsight_core.CacheConfig`. Reports peak RSS, peak and final thread count,
    banks loaded at the end, and recall latency p50/p95 for random banks *cold* (evicted: the recall
-   reopens the bank) and *warm* (the same bank again), next to the warm p95 of a single-bank run in
-   the same process.
+   reopens the bank) and *warm* (the same bank again), next to the warm recalls of a single bank in
+   the same process: one after each random bank's warm recall (same moment, same machine load), and
+   a run of them at the end.
 2. **Cold opens.** A bank of each ``--open-sizes`` size is written, then opened in fresh engines
    (a restart each): once by today's full rebuild from Chroma, then ``--open-repeats`` times from the
    snapshot the previous engine wrote when it closed. Reports both times (wall clock, and the
