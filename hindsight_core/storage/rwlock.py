@@ -7,7 +7,12 @@ Lock order of the engine (documented once, here; every module follows it):
    ``store.transaction()`` and every write method), the one owner of a bank's state;
 2. the engine's registry lock (``MemoryEngine._lock``): a *leaf*, held only for dict look-ups and
    never while waiting for anything else, so it can be taken under a bank lock;
-3. a bank's load lock (``MemoryEngine._load_locks``) is taken without any other lock held.
+3. a bank's load lock (``MemoryEngine._load_locks``) is taken without any other lock held;
+4. waits that are not locks, and so never hold one up: a write step waiting for the engine's
+   recalls in flight (:mod:`hindsight_core.read_priority`) only waits while its thread holds no
+   bank lock (:func:`holds_a_bank_lock`), and at most ``MAX_DEFER_S``; an embedding call waiting
+   for its lane (:mod:`hindsight_core.embed_batching`) waits only for model calls, which take no
+   bank lock, so it closes no cycle.
 
 Nothing takes a bank lock while it holds the registry lock, and no thread holds two banks'
 locks. Recalls take the read side (they share it: they never wait for each other, nor for a
