@@ -17,6 +17,10 @@ concurrent small calls are merged into one model call, see ``hindsight_core.embe
 threads than cores a CPU-bound recall slows by about threads/cores whatever the locking; compare
 ``one_bank`` (one lock shared by all threads) with ``many_banks`` (no lock shared) to see locking.
 
+Recalls go first (``hindsight_core.read_priority``: a capture's model call and apply step wait while
+recalls are in flight; ``embed_batching.urgent``: queries have their own model lane), so captures
+pay for it: each loaded phase also reports capture p50/p95 (``capture_*``), to weigh that price.
+
 Banks are seeded with the turns of one LoCoMo conversation when the data is present (queries are
 its questions); otherwise with generated facts. The write load uses generated, distinct facts so
 none is merged as a duplicate.
@@ -88,6 +92,7 @@ def _load_phase(engine: Any, bank_ids: list[str], queries: list[str], threads: i
     latencies: list[float] = []
     waits: list[float] = []  # of those, milliseconds each recall waited for the bank's lock
     embeds: list[float] = []  # and milliseconds each spent embedding its query (queueing included)
+    capture_ms: list[float] = []  # every capture's latency (reported beside, not part of the target)
     errors: list[str] = []
     written: dict[str, list[str]] = {b: [] for b in bank_ids}
     guard = threading.Lock()
@@ -99,13 +104,16 @@ def _load_phase(engine: Any, bank_ids: list[str], queries: list[str], threads: i
         mine: list[float] = []
         mine_wait: list[float] = []
         mine_embed: list[float] = []
+        mine_capture: list[float] = []
         ids: list[str] = []
         try:
             start.wait()
             for i in range(ops):
+                began = time.perf_counter()
                 result = bank.capture(f"{tag} worker {n} logged ticket T{n:02d}{i:04d} for host h{n}-{i}.")
                 if not result.stored or result.merged or result.unit_id is None:
                     raise RuntimeError(f"capture {n}/{i} was not stored as a new unit: {result}")
+                mine_capture.append((time.perf_counter() - began) * 1000)
                 ids.append(result.unit_id)
                 began = time.perf_counter()
                 result = bank.recall(rng.choice(queries), k=10)
@@ -119,6 +127,7 @@ def _load_phase(engine: Any, bank_ids: list[str], queries: list[str], threads: i
             latencies.extend(mine)
             waits.extend(mine_wait)
             embeds.extend(mine_embed)
+            capture_ms.extend(mine_capture)
             written[bank.id].extend(ids)
 
     pool = [threading.Thread(target=worker, args=(n,)) for n in range(threads)]
@@ -136,6 +145,7 @@ def _load_phase(engine: Any, bank_ids: list[str], queries: list[str], threads: i
             "recall_p50_ms": _pct(latencies, 50), "recall_p95_ms": _pct(latencies, 95),
             "lock_wait_p95_ms": _pct(waits, 95), "lock_wait_share": round(sum(waits) / max(sum(latencies), 1e-9), 3),
             "embed_p95_ms": _pct(embeds, 95), "embed_share": round(sum(embeds) / max(sum(latencies), 1e-9), 3),
+            "capture_p50_ms": _pct(capture_ms, 50), "capture_p95_ms": _pct(capture_ms, 95),
             "errors": len(errors), "error_samples": errors[:3], "lost_writes": lost,
             "written": {b: len(ids) for b, ids in written.items()},
             "ops_per_s": round(2 * sum(map(len, written.values())) / took, 1)}

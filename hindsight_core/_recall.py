@@ -15,6 +15,7 @@ from datetime import datetime
 from hindsight_core._lifecycle_ops import OVER_FETCH, filter_candidates, record_recall
 from hindsight_core._render import estimate_tokens
 from hindsight_core.config import BankConfig, RecallConfig
+from hindsight_core.embed_batching import urgent
 from hindsight_core.models import ChannelHit, RecallHit, RecallResult
 from hindsight_core.retrieval.expansion import plan_expansion
 from hindsight_core.retrieval.pipeline import one_blas_thread, retrieve
@@ -35,6 +36,15 @@ def recall(store: UnitStore, config: BankConfig, cfg: RecallConfig, *, query: st
     """One recall with validated arguments (see :meth:`MemoryBank.recall` for their meaning);
     ``started`` is the ``perf_counter()`` the caller's timing starts from (default: now)."""
     started = time.perf_counter() if started is None else started
+    with store.reads.reading():  # writes' heavy steps wait until it is done (read_priority)
+        return _recall(store, config, cfg, query=query, k=k, now=now, statuses=statuses, kinds=kinds,
+                       session_id=session_id, excluded=excluded, max_tokens=max_tokens, record_hits=record_hits,
+                       started=started)
+
+
+def _recall(store: UnitStore, config: BankConfig, cfg: RecallConfig, *, query: str, k: int, now: datetime,
+            statuses: frozenset[str], kinds: frozenset[str], session_id: str | None, excluded: frozenset[str],
+            max_tokens: int | None, record_hits: bool, started: float) -> RecallResult:
     topic = plan = None
     if cfg.topic_weight or cfg.expansion_weight:
         with store.read() as index:
@@ -45,7 +55,8 @@ def recall(store: UnitStore, config: BankConfig, cfg: RecallConfig, *, query: st
             plan = plan_expansion(query, index, speakers, index.revision) if cfg.expansion_weight else None
     heads = [query] if topic is None else [query, topic]
     embedding = time.perf_counter()
-    vectors = store.embedder.embed(heads + (plan.texts if plan is not None else []))  # no lock held
+    with urgent():  # the query goes before captures' texts waiting for the model (embed_batching)
+        vectors = store.embedder.embed(heads + (plan.texts if plan is not None else []))  # no lock held
     embedding = time.perf_counter() - embedding
     waited = time.perf_counter()
     with store.read() as index:  # shared: recalls never wait for each other, nor for a capture's embedding

@@ -56,6 +56,8 @@ def embed(store: UnitStore, config: BankConfig, prepared: list[Prepared]) -> Emb
             ids = index.graph.session_units(session_id)
             return index.units[ids[-1]].text if ids else None
 
+    if to_store:
+        store.yield_to_reads()  # recalls in flight go first (read_priority); same vectors either way
     matrix, contexts = embed_batch(store.embedder, to_store, last_in_session, with_context)
     return prepared, matrix, contexts
 
@@ -73,6 +75,7 @@ def apply(store: UnitStore, config: BankConfig, batches: list[Embedded]) -> list
     count behind.
     """
     create = any(m is not None for _, m, _ in batches)  # a write creates the bank
+    store.yield_to_reads()  # recalls in flight go first: they would wait for this write lock
     results: list[CaptureResult] = []
     added = 0
     with store.transaction(create=create) as index:

@@ -39,6 +39,10 @@ _SMALL = 16  # batches up to this size run on one torch thread (see _one_thread)
 #: calls are merged (see :mod:`~hindsight_core.embed_batching`): it may be a remote service, whose
 #: requests overlap their network waits; a local model (1 at a time) gains nothing from overlap.
 _CALLABLE_IN_FLIGHT = 4
+#: Small model calls that may run beside the one ordinary call, for queries only (see
+#: :func:`~hindsight_core.embed_batching.urgent`): a recall's query does not wait for a capture's
+#: batch to finish; each runs on its own torch thread, so on two cores both go at full speed.
+_URGENT_SLOTS = 1
 
 
 @runtime_checkable
@@ -120,6 +124,8 @@ class _quiet_loading:
 
 
 _THREADS_LOCK = threading.Lock()
+_one_thread_users = 0  # small calls running now (guarded by _THREADS_LOCK)
+_threads_before = 1  # torch's thread count before the first of them set it to 1
 
 
 class _one_thread:
@@ -128,24 +134,31 @@ class _one_thread:
     A query or a single captured turn is a tiny matrix; torch's intra-op pool then spends more
     time synchronising than computing, and on a busy 2-core machine it was measured 6x slower
     (300 ms vs 45 ms median for one text). Large batches keep every thread.
+
+    Several small calls may run at once (a recall's query beside a capture's batch, see
+    ``_URGENT_SLOTS``), each on its own single thread: the first to enter sets torch's thread count
+    to 1, the last to leave restores it.
     """
 
     def __enter__(self) -> None:
+        global _one_thread_users, _threads_before
         import torch
 
-        _THREADS_LOCK.acquire()
-        self._before = torch.get_num_threads()
-        if self._before != 1:
-            torch.set_num_threads(1)
+        with _THREADS_LOCK:
+            if _one_thread_users == 0:
+                _threads_before = torch.get_num_threads()
+                if _threads_before != 1:
+                    torch.set_num_threads(1)
+            _one_thread_users += 1
 
     def __exit__(self, *exc: object) -> None:
+        global _one_thread_users
         import torch
 
-        try:
-            if self._before != 1:
-                torch.set_num_threads(self._before)
-        finally:
-            _THREADS_LOCK.release()
+        with _THREADS_LOCK:
+            _one_thread_users -= 1
+            if _one_thread_users == 0 and _threads_before != 1:
+                torch.set_num_threads(_threads_before)
 
 
 def _dimension_on_disk(name: str) -> int | None:
@@ -174,9 +187,10 @@ class SentenceTransformerEmbedder:
     def __init__(self, model_name: str = DEFAULT_MODEL) -> None:
         self.name = model_name
         self._model: Any = None
-        # small calls take turns on one torch thread (_one_thread) anyway: those that arrive while
-        # one runs are merged into its successor's call instead of queueing one by one
-        self._small = Coalescer(self._encode_small, max_in_flight=1, max_texts=_SMALL)
+        # small calls run on one torch thread each (_one_thread): those that arrive while one runs
+        # are merged into its successor's call instead of queueing one by one; a recall's query
+        # takes its own lane beside it (embed_batching.urgent)
+        self._small = Coalescer(self._encode_small, max_in_flight=1, max_texts=_SMALL, urgent_slots=_URGENT_SLOTS)
 
     @property
     def model(self) -> Any:

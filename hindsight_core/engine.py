@@ -26,6 +26,7 @@ from hindsight_core.errors import InvalidInputError, NotFoundError
 from hindsight_core.storage.chroma_store import ChromaStore, validate_bank_id
 from hindsight_core.lifecycle.background import BackgroundQueue, WorkerPool
 from hindsight_core.lifecycle.reflect import RuleReflector
+from hindsight_core.read_priority import ReadPriority
 from hindsight_core.storage.live_index import LiveIndex
 from hindsight_core.storage.snapshot import SnapshotDir
 from hindsight_core.storage.unit_store import StoreHost
@@ -118,6 +119,7 @@ class MemoryEngine:
         # One per bank being loaded, gone when no thread holds it (not one per bank ever touched).
         self._load_locks: weakref.WeakValueDictionary[str, threading.Lock] = weakref.WeakValueDictionary()
         self._host: StoreHost | None = None
+        self._reads = ReadPriority()  # recalls in flight on any bank: writes' heavy steps let them go first
 
     @classmethod
     def ephemeral(cls, *, embedder: Any = None, config: BankConfig | None = None,
@@ -194,6 +196,7 @@ class MemoryEngine:
                 llm=lambda: self.llm,
                 reflector=lambda: self.reflector,
                 after_write=after_capture,
+                reads=self._reads,
             )
         return self._host
 

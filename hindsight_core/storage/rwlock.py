@@ -7,7 +7,12 @@ Lock order of the engine (documented once, here; every module follows it):
    ``store.transaction()`` and every write method), the one owner of a bank's state;
 2. the engine's registry lock (``MemoryEngine._lock``): a *leaf*, held only for dict look-ups and
    never while waiting for anything else, so it can be taken under a bank lock;
-3. a bank's load lock (``MemoryEngine._load_locks``) is taken without any other lock held.
+3. a bank's load lock (``MemoryEngine._load_locks``) is taken without any other lock held;
+4. waits that are not locks, and so never hold one up: a write step waiting for the engine's
+   recalls in flight (:mod:`hindsight_core.read_priority`) only waits while its thread holds no
+   bank lock (:func:`holds_a_bank_lock`), and at most ``MAX_DEFER_S``; an embedding call waiting
+   for its lane (:mod:`hindsight_core.embed_batching`) waits only for model calls, which take no
+   bank lock, so it closes no cycle.
 
 Nothing takes a bank lock while it holds the registry lock, and no thread holds two banks'
 locks. Recalls take the read side (they share it: they never wait for each other, nor for a
@@ -34,7 +39,19 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
-__all__ = ["BankLock"]
+__all__ = ["BankLock", "holds_a_bank_lock"]
+
+_held = threading.local()  # how many bank-lock holds (either side, counting re-entries) this thread has
+
+
+def _count(delta: int) -> None:
+    _held.n = getattr(_held, "n", 0) + delta
+
+
+def holds_a_bank_lock() -> bool:
+    """Whether this thread holds any bank's lock, either side (a write step then must not wait for
+    recalls: one may be waiting for this very lock; see ``read_priority``)."""
+    return getattr(_held, "n", 0) > 0
 
 
 class BankLock:
@@ -53,6 +70,7 @@ class BankLock:
         with self._cond:
             if self._writer == me:
                 self._write_depth += 1
+                _count(1)
                 return
             if me in self._readers:
                 raise RuntimeError("a bank's read lock cannot be upgraded to its write lock; "
@@ -64,12 +82,14 @@ class BankLock:
             finally:
                 self._writers_waiting -= 1
             self._writer, self._write_depth = me, 1
+            _count(1)
 
     def release_write(self) -> None:
         with self._cond:
             if self._writer != threading.get_ident():
                 raise RuntimeError("release of a bank write lock this thread does not hold")
             self._write_depth -= 1
+            _count(-1)
             if self._write_depth == 0:
                 self._writer = None
                 self._cond.notify_all()
@@ -84,10 +104,12 @@ class BankLock:
         with self._cond:
             if self._writer == me:
                 self._write_depth += 1
+                _count(1)
                 return True
             if self._writer is not None or self._readers or self._writers_waiting:
                 return False
             self._writer, self._write_depth = me, 1
+            _count(1)
             return True
 
     def release(self) -> None:
@@ -107,10 +129,12 @@ class BankLock:
         with self._cond:
             if self._writer == me or me in self._readers:  # reentrant, and a writer may read
                 self._readers[me] = self._readers.get(me, 0) + 1
+                _count(1)
                 return
             while self._writer is not None or self._writers_waiting:
                 self._cond.wait()
             self._readers[me] = 1
+            _count(1)
 
     def release_read(self) -> None:
         me = threading.get_ident()
@@ -118,6 +142,7 @@ class BankLock:
             depth = self._readers.get(me, 0)
             if depth <= 0:
                 raise RuntimeError("release of a bank read lock this thread does not hold")
+            _count(-1)
             if depth == 1:
                 del self._readers[me]
                 self._cond.notify_all()

@@ -37,16 +37,18 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from hindsight_core.errors import InvalidInputError, NotFoundError, StorageError
 from hindsight_core.models import MemoryStatus, MemoryUnit
+from hindsight_core.read_priority import ReadPriority
 from hindsight_core.retrieval.context import CONTEXT_KEY, encode_vector
 from hindsight_core.storage.codec import from_record, to_indexed, to_record
 from hindsight_core.storage.live_index import LiveIndex
+from hindsight_core.storage.rwlock import holds_a_bank_lock
 
 __all__ = ["UnitStore", "StoreHost", "Journal"]
 
@@ -72,6 +74,8 @@ class StoreHost:
         after_write: ``(store, config, new units)``, called after each successful capture write
             (the lifecycle triggers: consolidation, the active budget). Injected, so the write step
             does not import the services that themselves store through it.
+        reads: The engine's recalls in flight, which writes let go first (see
+            :mod:`hindsight_core.read_priority`).
     """
 
     open_index: Callable[[str, bool], LiveIndex]
@@ -81,6 +85,7 @@ class StoreHost:
     llm: Callable[[], Any]
     reflector: Callable[[], Any]
     after_write: Callable[["UnitStore", Any, int], None] = lambda store, config, new: None
+    reads: ReadPriority = field(default_factory=ReadPriority)
 
 
 @dataclass(slots=True)
@@ -131,6 +136,19 @@ class UnitStore:
         """Run ``job`` in this bank's background queue (jobs of one bank run in order); ``delay_s``
         defers it (see :meth:`~hindsight_core.lifecycle.background.BackgroundQueue.submit`)."""
         self._host.submit(self.id, key, job, block_s, delay_s)
+
+    @property
+    def reads(self) -> ReadPriority:
+        """The engine's recalls in flight (recall counts itself with ``reads.reading()``)."""
+        return self._host.reads
+
+    def yield_to_reads(self) -> bool:
+        """Before a write's CPU-heavy step (its model call, its apply): let the engine's recalls in
+        flight finish first (see :mod:`hindsight_core.read_priority`); whether it waited. Never waits
+        while this thread holds a bank lock: a recall may be waiting for that lock."""
+        if holds_a_bank_lock():
+            return False
+        return self._host.reads.yield_to_reads()
 
     def written(self, config: Any, new: int) -> None:
         """Tell the lifecycle that a capture write stored ``new`` units (see :class:`StoreHost`)."""

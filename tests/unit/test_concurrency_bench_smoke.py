@@ -12,6 +12,7 @@ def test_concurrency_benchmark_runs_and_loses_nothing():
         assert summary[phase]["captures"] == 12 and summary[phase]["recalls"] == 12
         assert summary[phase]["errors"] == 0 and summary[phase]["lost_writes"] == 0
         assert summary[phase]["count_mismatch"] == 0
+        assert 0 < summary[phase]["capture_p50_ms"] <= summary[phase]["capture_p95_ms"]
     assert summary["one_bank"]["written"] == {"load-0": 12}
     assert summary["many_banks"]["written"] == {"load-0": 4, "load-1": 4, "load-2": 4}
     assert summary["clean"] is True and summary["single"]["recall_p95_ms"] > 0

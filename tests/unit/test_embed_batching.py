@@ -12,7 +12,7 @@ import zlib
 import numpy as np
 import pytest
 
-from hindsight_core.embed_batching import Coalescer
+from hindsight_core.embed_batching import Coalescer, is_urgent, urgent
 from hindsight_core.embeddings import resolve_embedder
 
 _HANG_GUARD_S = 60  # a join that takes this long means a deadlock, never a slow machine
@@ -252,6 +252,105 @@ def test_bad_limits_are_refused():
 
     with pytest.raises(InvalidInputError):
         Coalescer(lambda t: t, max_in_flight=0)
+    with pytest.raises(InvalidInputError):
+        Coalescer(lambda t: t, urgent_slots=-1)
+
+
+def _call_in_thread(coalescer: Coalescer, texts: list[str], results: dict, key: str, *, as_urgent: bool):
+    def run() -> None:
+        if as_urgent:
+            with urgent():
+                results[key] = coalescer(texts)
+        else:
+            results[key] = coalescer(texts)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def test_urgent_callers_go_before_older_ordinary_ones_and_ride_alone():
+    fn = _Gated()
+    coalescer = Coalescer(fn, max_texts=64)  # no urgent slot: the model runs one call at a time
+    results: dict = {}
+    errors: dict = {}
+    leader = _start_blocked_leader(coalescer, fn, results, errors)
+    threads = [_call_in_thread(coalescer, ["capture one"], results, "c1", as_urgent=False)]
+    _wait_queued(coalescer, 1)
+    threads.append(_call_in_thread(coalescer, ["capture two"], results, "c2", as_urgent=False))
+    _wait_queued(coalescer, 2)
+    threads.append(_call_in_thread(coalescer, ["query"], results, "q1", as_urgent=True))
+    threads.append(_call_in_thread(coalescer, ["another query"], results, "q2", as_urgent=True))
+    _wait_queued(coalescer, 4)
+    assert coalescer.waiting_urgent == 2
+    fn.release.set()
+    for t in [leader, *threads]:
+        t.join(_HANG_GUARD_S)
+    assert not errors and not any(t.is_alive() for t in [leader, *threads])
+    # the queries queued last, yet were served first, in one call of their own; then the captures
+    assert fn.calls == [["leader text"], ["query", "another query"], ["capture one", "capture two"]]
+    for key, text in (("q1", "query"), ("q2", "another query"), ("c1", "capture one"), ("c2", "capture two")):
+        assert results[key].tolist() == [_row(text)]
+
+
+def test_an_urgent_slot_lets_a_query_run_beside_a_running_capture():
+    fn = _Gated()
+    coalescer = Coalescer(fn, urgent_slots=1)
+    results: dict = {}
+    errors: dict = {}
+    leader = _start_blocked_leader(coalescer, fn, results, errors)  # an ordinary call, still running
+    with urgent():
+        assert is_urgent()
+        # returns while the ordinary call is still blocked: it did not wait for it
+        assert coalescer(["query"]).tolist() == [_row("query")]
+    assert not is_urgent()
+    assert "lead" not in results and fn.calls == [["leader text"], ["query"]]
+    # an ordinary call may not take the urgent slot: it queues behind the running one
+    follower = _call_in_thread(coalescer, ["capture"], results, "c", as_urgent=False)
+    _wait_queued(coalescer, 1)
+    assert coalescer.waiting_urgent == 0
+    fn.release.set()
+    for t in (leader, follower):
+        t.join(_HANG_GUARD_S)
+    assert fn.calls == [["leader text"], ["query"], ["capture"]]
+    assert results["c"].tolist() == [_row("capture")] and results["lead"].tolist() == [_row("leader text")]
+
+
+def test_urgent_calls_beyond_the_urgent_slot_queue_and_are_merged():
+    fn = _Gated()
+    coalescer = Coalescer(fn, max_texts=64)
+    results: dict = {}
+    errors: dict = {}
+    leader = _start_blocked_leader(coalescer, fn, results, errors)
+    threads = [_call_in_thread(coalescer, [f"query {n}"], results, f"q{n}", as_urgent=True) for n in range(5)]
+    _wait_queued(coalescer, 5)
+    fn.release.set()
+    for t in [leader, *threads]:
+        t.join(_HANG_GUARD_S)
+    assert len(fn.calls) == 2 and sorted(fn.calls[1]) == sorted(f"query {n}" for n in range(5))
+    for n in range(5):
+        assert results[f"q{n}"].tolist() == [_row(f"query {n}")]
+
+
+def test_both_lanes_under_threads_finish_with_the_right_rows():
+    coalescer = Coalescer(lambda texts: np.array([_row(t) for t in texts]), max_texts=8, urgent_slots=1)
+    bad: list[str] = []
+
+    def worker(n: int):
+        def run() -> None:
+            for i in range(200):
+                texts = [f"w{n} c{i} t{j}" for j in range((n + i) % 3 + 1)]
+                if n % 2:
+                    with urgent():
+                        out = coalescer(texts)
+                else:
+                    out = coalescer(texts)
+                if out.tolist() != [_row(t) for t in texts]:
+                    bad.append(texts[0])
+        return run
+
+    _run_threads([worker(n) for n in range(8)])
+    assert not bad and coalescer.waiting == 0
 
 
 class _FakeLangChain:
