@@ -32,8 +32,8 @@ from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_add
                                                   update_cue, without_effective_time)
 from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, form_change
 
-__all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record", "RELATED_MIN_SIM", "CLOSE_SIM",
-           "SLOT_MATCH_BONUS"]
+__all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record", "one_belief", "said", "another_id",
+           "subject_substituted", "RELATED_MIN_SIM", "CLOSE_SIM", "SLOT_MATCH_BONUS"]
 
 #: Cosine from which two statements sharing an attribute slot may be about the same thing even when
 #: the later one names the subject differently ("the main db" for "our primary Postgres instance").
@@ -887,3 +887,25 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     if sim >= CLOSE_SIM and shared_slot and cue:
         return "close reworded statement, value changed", coverage
     return None, 0.0
+
+
+def said(text: str) -> str:
+    """What a turn states: the quoted words of reported speech, without an opening address."""
+    return _content_of(text)
+
+
+def one_belief(text: str) -> bool:
+    """``text`` (as :func:`said` gives it) states one present value the rules may update: one
+    sentence of a few words, no question, no dialogue act or dated past event."""
+    return not text.rstrip().endswith("?") and not _episode(text) and _atomic(text, read(text))
+
+
+def another_id(older: str, newer: str) -> bool:
+    """Both name a numbered id of one shape and not each other's ("db-primary-01" / "db-replica-03")."""
+    return _other_id(read(older), read(newer))
+
+
+def subject_substituted(older: str, newer: str, missing: set[str]) -> bool:
+    """A ``missing`` subject word of ``older`` is replaced by another word in ``newer`` ("the *data*
+    team's budget" / "the *ML* team's budget")."""
+    return _substituted(older, newer, missing)
