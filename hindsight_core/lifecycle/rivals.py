@@ -42,7 +42,8 @@ from dataclasses import dataclass
 from hindsight_core.lifecycle.slots import STOP, Reading, content, read, same_word
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, look_alike, relations,
                                                   without_effective_time)
-from hindsight_core.lifecycle.update_rules import another_id, key_and_value, one_belief, said, subject_substituted
+from hindsight_core.lifecycle.update_rules import (another_id, key_and_value, one_belief, other_instance,
+                                                   other_possessor, said, subject_substituted)
 
 __all__ = ["rival", "earlier_rivals", "Statement", "REASON", "ANCHOR_COVERAGE", "QUESTION_COVERAGE", "MIN_GAP_S"]
 
@@ -62,8 +63,6 @@ _STRONG_SLOTS = frozenset({"port", "location", "money", "quantity", "percent", "
 _NOT_VALUE = frozenset({"now", "new", "today", "yesterday", "tomorrow", "morning", "night", "week", "month", "year",
                         "last", "next", "day", "time", "anymore", "finally", "update", "updated", "every", "everything"})
 _COPULAS = frozenset({"is", "are", "was", "were", "'s"})
-_MINE = frozenset({"my", "our", "i", "we", "i'm", "we're"})
-_THEIRS = re.compile(r"\b(their|his|her|its|[A-Z][\w-]*'s)\s+(\w+)")
 
 
 def _present(tok: str, r: Reading) -> bool:
@@ -72,19 +71,6 @@ def _present(tok: str, r: Reading) -> bool:
 
 def _number_like(tok: str) -> bool:
     return any(c.isdigit() for c in tok)
-
-
-def _other_possessor(older: str, newer: str, anchor: list[str]) -> bool:
-    """The earlier statement is about the speaker's own thing ("our Pro plan") and the later text
-    gives an anchor word another owner ("their Pro tier", "Loomly's plan")."""
-    own = set(re.findall(r"[\w']+", older.lower())) & _MINE
-    if not own:
-        return False
-    for m in _THEIRS.finditer(newer):
-        following = content(newer[m.start(2):m.start(2) + 40])
-        if following and any(same_word(following[0], a) for a in anchor):
-            return True
-    return False
 
 
 #: What a question's opening asks for, and the slots (or names) an answer to it states.
@@ -166,7 +152,7 @@ def rival(older: str, newer: str, query: str) -> str | None:
     missing = {w for w in anchor if w not in kept}
     if len(kept) < ANCHOR_COVERAGE * len(anchor) or any(w in o.names and w in missing for w in anchor):
         return None
-    if (another_id(older, stated) or _other_possessor(older, stated, anchor)
+    if (another_id(older, stated) or other_instance(older, stated) or other_possessor(older, stated, tuple(anchor))
             or _qualified_away(older, stated, missing) or (missing and subject_substituted(older, stated, missing))):
         return None
     _subject, _verb, value_words = key_and_value(older)

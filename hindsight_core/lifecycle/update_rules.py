@@ -33,7 +33,7 @@ from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_add
 from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, form_change
 
 __all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record", "one_belief", "said", "another_id",
-           "subject_substituted", "RELATED_MIN_SIM", "CLOSE_SIM", "SLOT_MATCH_BONUS"]
+           "subject_substituted", "other_instance", "other_possessor", "RELATED_MIN_SIM", "CLOSE_SIM", "SLOT_MATCH_BONUS"]
 
 #: Cosine from which two statements sharing an attribute slot may be about the same thing even when
 #: the later one names the subject differently ("the main db" for "our primary Postgres instance").
@@ -134,11 +134,20 @@ def _is_id(tok: str) -> bool:
     return _number_like(tok) and any(c.isalpha() for c in tok) and ("-" in tok or "_" in tok)
 
 
+#: A code of letters then digits ("BA117", "GH4021"): a flight, a ticket, a part. Two digits at
+#: least, so "v3" or "Q3" (a version, a quarter) is no such code.
+_CODE = re.compile(r"[a-z]{1,4}\d{2,}")
+
+
 def _other_id(o: Reading, n: Reading) -> bool:
-    """Both name a numbered id of one shape ("db-primary-01" / "db-replica-03") and not each other's."""
-    ids_o = {t for t in o.names if _is_id(t)}
-    ids_n = {t for t in n.names if _is_id(t)}
-    return bool(ids_o and ids_n and not ids_o & ids_n)
+    """Both name a numbered id of one shape ("db-primary-01" / "db-replica-03", "BA117" / "BA119")
+    and not each other's."""
+    for shape in (_is_id, _CODE.fullmatch):
+        ids_o = {t for t in o.names if shape(t)}
+        ids_n = {t for t in n.names if shape(t)}
+        if ids_o and ids_n and not ids_o & ids_n:
+            return True
+    return False
 
 
 def _value_removed(value: tuple[str, ...], newer: str, n: Reading, key: tuple[str, ...] = (), older: str = "") -> str:
@@ -802,7 +811,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     if not part.strip():
         return None, 0.0
     o, n = read(older), read(part)
-    if _other_id(o, n) or _parallel(o, n):
+    if _other_id(o, n) or _parallel(o, n) or other_instance(older, part) or other_possessor(older, part):
         return None, 0.0  # one template, two subjects: the word-by-word rules decide
     role = _role_change(older, part, o)
     if role is not None:
@@ -909,3 +918,74 @@ def subject_substituted(older: str, newer: str, missing: set[str]) -> bool:
     """A ``missing`` subject word of ``older`` is replaced by another word in ``newer`` ("the *data*
     team's budget" / "the *ML* team's budget")."""
     return _substituted(older, newer, missing)
+
+
+#: Qualifiers that pick one instance among several of a kind: environments, regions, platforms,
+#: sides. A capitalised word or an acronym ("the *Berlin* offsite", "our *EU* cluster") does too.
+_INSTANCE_WORDS = frozenset("""staging stage prod production dev development test testing qa uat sandbox preview
+canary demo local internal external public private primary replica secondary backup north south east west
+northern southern eastern western central eu us uk emea apac latam frontend backend front back web mobile
+desktop ios android mac windows linux server client upstairs downstairs""".split())
+_RAW = re.compile(r"[\w'’.-]+")
+
+
+def _instance_word(word: str, text: str) -> bool:
+    """``word`` names an instance in ``text``: a known qualifier, an acronym, or capitalised
+    anywhere but at the start of ``text``."""
+    if word in _INSTANCE_WORDS:
+        return True
+    for m in re.finditer(rf"\b{re.escape(word)}\b", text, re.I):
+        raw = m.group(0)
+        if raw.isupper() and len(raw) > 1 or (raw[0].isupper() and text[:m.start()].strip()):
+            return True
+    return False
+
+
+def other_instance(older: str, newer: str) -> bool:
+    """The later text names the earlier subject's head noun under another instance qualifier
+    ("*staging* Redis is 6.2" / "*prod* redis bumped to 6.4", "our *EU* cluster" / "the *US*
+    cluster", "the *Lisbon* offsite" / "the *Madrid* offsite"), so its value says nothing about the
+    earlier one. The earlier qualifier must be absent from the later text; a reworded noun that
+    names no instance ("the venue deposit" / "the hall deposit") is left to the other rules."""
+    subject = key_and_value(older)[0]
+    o_raw = [w.strip(".,;:!?").lower() for w in _RAW.findall(older)]
+    n_raw = [w.strip(".,;:!?").lower() for w in _RAW.findall(newer)]
+    o_set = set(o_raw)
+    for i in range(len(o_raw) - 1):
+        qual, head = o_raw[i], o_raw[i + 1]
+        if (_number_like(qual) or not _instance_word(qual, older)
+                or not any(same_word(_stem_word(qual), s) for s in subject)
+                or not any(same_word(_stem_word(head), s) for s in subject)
+                or any(same_word(_stem_word(qual), _stem_word(w)) for w in n_raw)):
+            continue
+        for j in range(1, len(n_raw)):
+            other = n_raw[j - 1]
+            if (same_word(_stem_word(n_raw[j]), _stem_word(head)) and other not in o_set
+                    and _instance_word(other, newer) and not _number_like(other) and not update_cue(other)
+                    and not _DAY_OR_MONTH.match(other)):
+                return True
+    return False
+
+
+_MINE = frozenset({"my", "our"})
+_THEIRS = re.compile(r"\b(their|his|her|its|[\w-]+'s|[\w-]+’s)\s+(\w+)", re.I)
+
+
+def other_possessor(older: str, newer: str, heads: tuple[str, ...] = ()) -> bool:
+    """The earlier statement is about the speaker's own thing ("my manager", "our Pro plan") and the
+    later text gives that thing another owner ("my brother's manager", "their Pro plan").
+
+    ``heads``: the words that name the thing (default: the earlier statement's subject words)."""
+    o_raw = [w.lower() for w in _RAW.findall(older)]
+    heads = heads or key_and_value(older)[0]
+    owned = {_stem_word(o_raw[i + 1]) for i in range(len(o_raw) - 1) if o_raw[i] in _MINE}
+    owned = {w for w in owned if any(same_word(w, h) for h in heads)}
+    if not owned:
+        return False
+    for m in _THEIRS.finditer(newer):
+        owner = m.group(1).lower().replace("’", "'").removesuffix("'s")
+        if owner in o_raw or owner in _MINE:
+            continue
+        if any(same_word(_stem_word(m.group(2).lower()), w) for w in owned):
+            return True
+    return False
