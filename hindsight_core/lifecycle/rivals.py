@@ -13,7 +13,8 @@ then names the attribute the two disagree on, and the later statement answers it
 - the later text says something about the present (no question, plan, hypothetical, temporary
   exception, someone else's affair, denial, past event or addition: :mod:`update_cues`), is about
   the same possessor ("my parents" is not "their parents") and not about another subject
-  ("the *ML* team's budget" for "the *data* team's budget");
+  ("the *ML* team's budget" for "the *data* team's budget"), nor a plain statement of another
+  attribute of the same subject ("The shed is painted green." / "The shed has a padlock.");
 - the earlier value is gone from the later text, and the later text states a value of its kind
   (a number for a number, a name for a name, words for words);
 - the two do not speak about two different strong attributes (a port and a language).
@@ -43,7 +44,7 @@ from hindsight_core.lifecycle.slots import STOP, Reading, content, read, same_wo
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, look_alike, relations,
                                                   without_effective_time)
 from hindsight_core.lifecycle.update_rules import (another_id, key_and_value, one_belief, other_instance,
-                                                   other_possessor, said, subject_substituted)
+                                                   other_possessor, said, sibling_fact, subject_substituted)
 
 __all__ = ["rival", "earlier_rivals", "Statement", "REASON", "ANCHOR_COVERAGE", "QUESTION_COVERAGE", "MIN_GAP_S"]
 
@@ -153,6 +154,7 @@ def rival(older: str, newer: str, query: str) -> str | None:
     if len(kept) < ANCHOR_COVERAGE * len(anchor) or any(w in o.names and w in missing for w in anchor):
         return None
     if (another_id(older, stated) or other_instance(older, stated) or other_possessor(older, stated, tuple(anchor))
+            or sibling_fact(older, stated)
             or _qualified_away(older, stated, missing) or (missing and subject_substituted(older, stated, missing))):
         return None
     _subject, _verb, value_words = key_and_value(older)

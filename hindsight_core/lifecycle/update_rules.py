@@ -33,7 +33,7 @@ from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_add
 from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, form_change
 
 __all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record", "one_belief", "said", "another_id",
-           "subject_substituted", "other_instance", "other_possessor", "RELATED_MIN_SIM", "CLOSE_SIM", "SLOT_MATCH_BONUS"]
+           "subject_substituted", "other_instance", "other_possessor", "sibling_fact", "RELATED_MIN_SIM", "CLOSE_SIM", "SLOT_MATCH_BONUS"]
 
 #: Cosine from which two statements sharing an attribute slot may be about the same thing even when
 #: the later one names the subject differently ("the main db" for "our primary Postgres instance").
@@ -989,3 +989,32 @@ def other_possessor(older: str, newer: str, heads: tuple[str, ...] = ()) -> bool
         if any(same_word(_stem_word(m.group(2).lower()), w) for w in owned):
             return True
     return False
+
+
+#: Predicates of one kind: "is green" / "are green", "has a lock" / "have a lock".
+_PREDICATE_CLASS = {"are": "is", "was": "is", "were": "is", "'s": "is", "'re": "is", "'m": "is", "am": "is",
+                    "have": "has", "had": "has"}
+
+
+def _predicate(text: str) -> tuple[tuple[str, ...], str] | None:
+    """``(subject words, main verb)`` of a plain statement that opens with its subject, or None."""
+    m = _VERB.search(text)
+    if m is None or m.group(0) == ":":
+        return None
+    subject = content(text[: m.start()])
+    verb = m.group(0).lower()
+    return (subject, _PREDICATE_CLASS.get(verb, content(verb)[0] if content(verb) else verb)) if subject else None
+
+
+def sibling_fact(older: str, newer: str) -> bool:
+    """The later text is a plain statement about the same subject with another predicate: another
+    attribute of it ("The shed is painted green." / "The shed has a padlock."), not a new value.
+    A new number for a numeric value is left to the other rules ("Leo is 9." / "Leo turns 10 ...")."""
+    a, b = _predicate(older), _predicate(newer)
+    if a is None or b is None or a[1] == b[1]:
+        return False
+    if not (all(any(same_word(w, x) for x in b[0]) for w in a[0])
+            and all(any(same_word(w, x) for x in a[0]) for w in b[0])):
+        return False
+    value_o = content(older)[len(a[0]):]
+    return not (any(_number_like(t) for t in value_o) and any(_number_like(t) for t in content(newer)[len(b[0]):]))

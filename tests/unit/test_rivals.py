@@ -48,6 +48,7 @@ LOOK_ALIKES = [
     ("My favourite band is Wilco.", "new favourite album unlocked: Blue by Joni Mitchell", "What's my favourite band?"),
     ("The clinic is on Elm Street.", "the clinic opens at 8 these days", "Where is the clinic?"),  # another attribute
     ("The release window is Tuesday 10:00-12:00.", "Releases need two sign-offs.", "When is the release window?"),
+    ("The garden shed is painted green.", "The garden shed has a padlock.", "What colour is the garden shed?"),
     ("The staging cache runs Redis 6.2.", "the prod cache got bumped to Redis 7.2", "Which Redis does the staging cache run?"),
 ]
 
@@ -91,3 +92,9 @@ def test_the_latest_of_two_rivals_answers():
              _s("b", "helped my sister unpack at her new flat in Lyon", 20),
              _s("c", "my sister lives in a cottage near Nantes", 40)]
     assert earlier_rivals(facts, "Where does my sister live?")["a"] == "c"
+
+
+def test_a_sibling_fact_of_the_next_day_hides_nothing():
+    facts = [_s("colour", "The boat is painted white.", 0), _s("mooring", "The boat has a winter mooring.", 1),
+             _s("later", "got a new mooring rope for the boat, much thicker", 31)]
+    assert earlier_rivals(facts, "What colour is the boat?") == {}

@@ -6,7 +6,8 @@ import pytest
 
 from hindsight_core.lifecycle.slots import read, same_word, slots
 from hindsight_core.lifecycle.update_cues import assertive_part, look_alike, update_cue, without_effective_time
-from hindsight_core.lifecycle.update_rules import judge_update, other_instance, other_possessor, update_strength
+from hindsight_core.lifecycle.update_rules import (judge_update, other_instance, other_possessor, sibling_fact,
+                                                   update_strength)
 from hindsight_core.retrieval.present import inherit
 
 
@@ -332,3 +333,9 @@ def test_other_possessor():
     assert other_possessor("My manager is Priya.", "my brother's manager is Priya Shah")
     assert other_possessor("Our Basic plan is $9.", "their Basic plan is $12 now")
     assert not other_possessor("My manager is Priya.", "my manager is Tom since the reorg")
+
+
+def test_sibling_fact():
+    assert sibling_fact("The garden shed is painted green.", "The garden shed has a padlock.")
+    assert not sibling_fact("The garden shed is painted green.", "The garden shed is painted grey now.")
+    assert not sibling_fact("My son Leo is 9.", "Leo turned 10 on Saturday")  # a new number: the rules decide
