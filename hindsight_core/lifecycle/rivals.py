@@ -149,6 +149,7 @@ def rival(older: str, newer: str, query: str) -> str | None:
         return None  # the earlier statement does not answer this question
     if any(_present(w, n) for w in asked if w not in anchor):
         return None  # the later text speaks of an asked attribute the earlier one lacks: another attribute
+    unstated = len(anchor) < len(asked)  # "How *old* is Sami?": neither text names the attribute
     kept = [w for w in anchor if _present(w, n)]
     missing = {w for w in anchor if w not in kept}
     if len(kept) < ANCHOR_COVERAGE * len(anchor) or any(w in o.names and w in missing for w in anchor):
@@ -170,7 +171,53 @@ def rival(older: str, newer: str, query: str) -> str | None:
     strong_o, strong_n = o.slots & _STRONG_SLOTS, n.slots & _STRONG_SLOTS
     if strong_o and strong_n and not strong_o & strong_n:
         return None
+    if not (strong_o & strong_n or _numbers(value) and _numbers(new) or _reversed(older, stated)
+            or _place(older, o) and _place(stated, n) - _place(older, o)
+            or not unstated and _STATE.search(stated)):
+        return None  # an event about the subject ("booked the flights for the offsite") is no new value
     return REASON
+
+
+#: A later text that describes a present state or habit, not a one-off event: "been having my tea
+#: with lemon", "every morning", "since the move", "can't go back", "these days".
+_STATE = re.compile(r"\b(been \w+ing|since|every (day|morning|evening|night|week|weekend|time)|daily|nightly|"
+                    r"these days|nowadays|lately|(can'?t|not|never|no) go(ing)? back|for good|from now on|"
+                    r"anymore|any more|all the time|always|now|currently|at the moment)\b", re.I)
+_PLACE_NAME = re.compile(r"\b(?:in|at|near|to|from|into)\s+(?:the\s+|a\s+|my\s+|our\s+|their\s+)?"
+                         r"(?:\w+\s+){0,2}?([A-Z][\w'-]+)")
+
+
+def _place(text: str, r: Reading) -> set[str]:
+    """Names that follow a place preposition ("in Leeds", "near Whitby"), lower-cased."""
+    return {m.group(1).lower() for m in _PLACE_NAME.finditer(text) if not _DAY.match(m.group(1))}
+
+
+_DAY = re.compile(r"(mon|tues|wednes|thurs|fri|satur|sun)day|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.I)
+
+
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve once twice".split())
+
+
+def _numbers(tokens: list[str]) -> bool:
+    return any(_number_like(t) or t in _NUMBER_WORDS for t in tokens)
+
+
+#: How someone feels about a thing, each way. The negative one is read first ("not a fan").
+_DISLIKE = re.compile(r"\b(hate[sd]?|hating|dislike[sd]?|can'?t stand|cannot stand|loathe[sd]?|detest\w*|not a fan|"
+                      r"can'?t bear|sick of|gross|disgusting|never again)\b", re.I)
+_LIKE = re.compile(r"\b(love[sd]?|loving|like[sd]?|enjoy\w*|adore[sd]?|fan of|hooked|(a )?convert(ed)?|obsessed|"
+                   r"grown on me|won me over|great|amazing|delicious)\b", re.I)
+
+
+def _attitude(text: str) -> str | None:
+    return "dislike" if _DISLIKE.search(text) else "like" if _LIKE.search(text) else None
+
+
+def _reversed(older: str, newer: str) -> bool:
+    """The two say opposite things about how the speaker feels ("I can't stand jazz" / "... jazz
+    trio last night, I'm hooked"): an attitude is an attribute whatever the question calls it."""
+    a, b = _attitude(older), _attitude(newer)
+    return a is not None and b is not None and a != b
 
 
 #: An implicit change is read off statements made on different days: within one conversation two

@@ -1003,7 +1003,20 @@ def _predicate(text: str) -> tuple[tuple[str, ...], str] | None:
         return None
     subject = content(text[: m.start()])
     verb = m.group(0).lower()
-    return (subject, _PREDICATE_CLASS.get(verb, content(verb)[0] if content(verb) else verb)) if subject else None
+    after = re.match(r"\s+(?:been\s+)?(\w+(?:ing|ed))\b", text[m.end():])
+    if verb in _PREDICATE_CLASS or verb in ("is", "has"):
+        if after is not None:  # "has been running", "is moving": the participle is the predicate
+            verb = after.group(1).lower()
+    return (subject, _lemma(_PREDICATE_CLASS.get(verb, verb))) if subject else None
+
+
+def _lemma(verb: str) -> str:
+    """A crude verb stem: "running" / "runs" / "run" -> "run", "moved" -> "mov"."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if verb.endswith(suffix) and len(verb) - len(suffix) >= 2:
+            verb = verb[: -len(suffix)]
+            break
+    return verb[:-1] if len(verb) > 2 and verb[-1] == verb[-2] else verb
 
 
 def sibling_fact(older: str, newer: str) -> bool:

@@ -20,7 +20,7 @@ IMPLICIT = [
     ("My nephew Sami is 6.", "Sami's 7th birthday party was chaos, he got a red bike", "How old is Sami?"),
     ("I can't stand olives.", "ordered a pizza loaded with olives and honestly they're great",
      "How do I feel about olives?"),
-    ("The reporting job runs on the old cron box.", "the reporting job runs in Airflow with retries and alerts",
+    ("The reporting job runs on the old cron box.", "the reporting job has been running in Airflow since the audit",
      "Where does the reporting job run?"),
 ]
 
@@ -49,6 +49,12 @@ LOOK_ALIKES = [
     ("The clinic is on Elm Street.", "the clinic opens at 8 these days", "Where is the clinic?"),  # another attribute
     ("The release window is Tuesday 10:00-12:00.", "Releases need two sign-offs.", "When is the release window?"),
     ("The garden shed is painted green.", "The garden shed has a padlock.", "What colour is the garden shed?"),
+    # a one-off event about the subject states no new value of the asked attribute
+    ("Our cat Miso is grey.", "Miso caught a mouse in the garden, very proud of herself", "What colour is Miso?"),
+    ("The team offsite is in Porto.", "booked the flights for the offsite, everyone lands Thursday",
+     "Where is the team offsite?"),
+    ("My doctor is Dr. Okoye.", "saw the doctor about my knee, physio for six weeks", "Who is my doctor?"),
+    ("I love sushi.", "tried making sushi at home, the rice was a disaster", "Do I like sushi?"),
     ("The staging cache runs Redis 6.2.", "the prod cache got bumped to Redis 7.2", "Which Redis does the staging cache run?"),
 ]
 
