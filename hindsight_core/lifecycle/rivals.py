@@ -1,22 +1,26 @@
 """Two active statements of one attribute that disagree: which one answers a question about the present.
 
 Supersession (:mod:`~hindsight_core.lifecycle.beliefs`) retires an earlier fact when a later text
-*says* it changed. People often do not say so: "I drink my tea with honey" and, a month later, "been having my tea with lemon every
-afternoon since the cold". Both stay active, since neither text alone proves the first is over.
-A question about the present ("How do I drink my tea?")
-then names the attribute the two disagree on, and the later statement answers it.
+*says* it changed. People often do not say so: "I drink my tea with honey" and, a month later,
+"been having my tea with lemon every afternoon since the cold". Both stay active, since neither
+text alone proves the first is over. A question about the present ("How do I drink my tea?") then
+names the attribute the two disagree on, and the later statement answers it.
 
 :func:`rival` decides this for one pair and one question, without a model:
 
-- the question is about the earlier statement: at least half its words recur there (its *anchor*), and the
-  later text repeats at least half of them, every name among them included;
+- the question is about the earlier statement: at least half its words recur there (its *anchor*),
+  the earlier statement holds a value of the kind asked (a time for "when", a place for "where", a
+  number for "how many / much / old"), the later text repeats at least half the anchor, every name
+  in it included, and names no asked word the earlier statement lacks;
 - the later text says something about the present (no question, plan, hypothetical, temporary
   exception, someone else's affair, denial, past event or addition: :mod:`update_cues`), is about
-  the same possessor ("my parents" is not "their parents") and not about another subject
-  ("the *ML* team's budget" for "the *data* team's budget"), nor a plain statement of another
-  attribute of the same subject ("The shed is painted green." / "The shed has a padlock.");
-- the earlier value is gone from the later text, and the later text states a value of its kind
-  (a number for a number, a name for a name, words for words);
+  the same possessor ("my sister" is not "their sister"), the same instance ("staging", not
+  "prod") and the same subject ("the *ML* team's budget" is not "the *data* team's"), and is no
+  plain statement of another attribute of it ("The shed is painted green." / "The shed has a padlock.");
+- the earlier value is gone from the later text, and the later text states a value of its kind:
+  a number for a number, a place name for a place name, the opposite attitude ("can't stand" /
+  "hooked"), a shared typed slot, or words for words when it describes a present state or habit
+  ("been having...", "since", "every morning", "can't go back"), not a one-off event;
 - the two do not speak about two different strong attributes (a port and a language).
 
 The caller (:func:`hindsight_core.retrieval.present.rivals`) applies it to the head of a ranked
