@@ -241,9 +241,15 @@ class Statement:
     replaced_another: bool = False  # it already superseded an earlier fact
 
 
+@functools.lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    r = read(said(text))
+    return frozenset(r.tokens) | r.names
+
+
 def _overlap(a: str, b: str) -> int:
-    ra, rb = read(a), read(b)
-    return sum(1 for t in dict.fromkeys(ra.tokens) if _present(t, rb))
+    """Content words and names two texts share (exact: this runs for every pair of the head)."""
+    return len(_words(a) & _words(b))
 
 
 def earlier_rivals(statements: list[Statement], query: str) -> dict[str, str]:
@@ -271,6 +277,8 @@ def earlier_rivals(statements: list[Statement], query: str) -> dict[str, str]:
         if len(scored) > 1 and scored[0][0] == scored[1][0]:
             continue  # it is about two facts equally: no telling which it replaces
         target = scored[0][2]
+        if not one_belief(said(target.text)):
+            continue  # a story or a chat turn is no one value to disagree with
         if rival(target.text, newer.text, query) is not None and (
                 target.id not in out or by_id[out[target.id]].mentioned_at < newer.mentioned_at):
             out[target.id] = newer.id  # the latest of several rivals answers
