@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from hindsight_core.flags import Flag
@@ -56,7 +57,8 @@ def estimate_tokens(text: str) -> int:
     return len(text) // 4 + 1
 
 
-def render_unit(unit: "MemoryUnit") -> str:
+def render_unit(unit: "MemoryUnit", until: datetime | None = None) -> str:
+    """One bullet; ``until``: a later active fact disagrees with this one since then (shown as earlier)."""
     when = unit.when.strftime("%Y-%m-%d")
     label = ""
     if unit.outcome is not None and unit.kind in ("observation", "experience", "skill"):
@@ -68,6 +70,8 @@ def render_unit(unit: "MemoryUnit") -> str:
         }[unit.outcome.value]
     if unit.status.value == "superseded" and unit.valid_to is not None:
         label += f"[earlier: held until {unit.valid_to:%Y-%m-%d}] "
+    elif until is not None and unit.status.value == "active":
+        label += f"[earlier: until {until:%Y-%m-%d}] "
     elif unit.status.value != "active":
         label += f"[{unit.status.value}] "
     if any(f.startswith(f"{Flag.PENDING_CONFLICT} ") for f in unit.flags):
@@ -77,11 +81,21 @@ def render_unit(unit: "MemoryUnit") -> str:
     return f"- [{when}] {label}{escape_text(unit.text)}"
 
 
+def _earlier(result: "RecallResult") -> dict[str, datetime]:
+    """Active hits that a later hit of the same result disagrees with (recall's trace ``earlier``),
+    each with the date of the later statement."""
+    marks = result.trace.get("earlier") or {}
+    shown = {h.unit.id for h in result.hits}
+    return {old: datetime.fromtimestamp(m["until"], tz=timezone.utc) for old, m in marks.items()
+            if old in shown and m.get("by") in shown}
+
+
 def render_result(result: "RecallResult", max_tokens: int | None = None) -> str:
     lines: list[str] = []
     if result.directives:
         lines.append("Standing rules:")
         lines.extend(f"- {escape_text(d.text)}" for d in result.directives)
+    earlier = _earlier(result)
     groups: dict[str, list["MemoryUnit"]] = {}
     for hit in result.hits:  # best-first, so groups come out ordered by their best hit
         u = hit.unit
@@ -92,7 +106,7 @@ def render_result(result: "RecallResult", max_tokens: int | None = None) -> str:
     for key, units in groups.items():
         if len(groups) > 1 or key != "other":
             lines.append(f"({key})")
-        lines.extend(render_unit(u) for u in sorted(units, key=lambda u: u.when))
+        lines.extend(render_unit(u, earlier.get(u.id)) for u in sorted(units, key=lambda u: u.when))
     if max_tokens is None:
         return "\n".join(lines)
     out: list[str] = []

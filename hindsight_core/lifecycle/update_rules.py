@@ -32,8 +32,8 @@ from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_add
                                                   update_cue, without_effective_time)
 from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, form_change
 
-__all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record", "RELATED_MIN_SIM", "CLOSE_SIM",
-           "SLOT_MATCH_BONUS"]
+__all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record", "one_belief", "said", "another_id",
+           "subject_substituted", "other_instance", "other_possessor", "sibling_fact", "RELATED_MIN_SIM", "CLOSE_SIM", "SLOT_MATCH_BONUS"]
 
 #: Cosine from which two statements sharing an attribute slot may be about the same thing even when
 #: the later one names the subject differently ("the main db" for "our primary Postgres instance").
@@ -134,11 +134,20 @@ def _is_id(tok: str) -> bool:
     return _number_like(tok) and any(c.isalpha() for c in tok) and ("-" in tok or "_" in tok)
 
 
+#: A code of letters then digits ("BA117", "GH4021"): a flight, a ticket, a part. Two digits at
+#: least, so "v3" or "Q3" (a version, a quarter) is no such code.
+_CODE = re.compile(r"[a-z]{1,4}\d{2,}")
+
+
 def _other_id(o: Reading, n: Reading) -> bool:
-    """Both name a numbered id of one shape ("db-primary-01" / "db-replica-03") and not each other's."""
-    ids_o = {t for t in o.names if _is_id(t)}
-    ids_n = {t for t in n.names if _is_id(t)}
-    return bool(ids_o and ids_n and not ids_o & ids_n)
+    """Both name a numbered id of one shape ("db-primary-01" / "db-replica-03", "BA117" / "BA119")
+    and not each other's."""
+    for shape in (_is_id, _CODE.fullmatch):
+        ids_o = {t for t in o.names if shape(t)}
+        ids_n = {t for t in n.names if shape(t)}
+        if ids_o and ids_n and not ids_o & ids_n:
+            return True
+    return False
 
 
 def _value_removed(value: tuple[str, ...], newer: str, n: Reading, key: tuple[str, ...] = (), older: str = "") -> str:
@@ -802,7 +811,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     if not part.strip():
         return None, 0.0
     o, n = read(older), read(part)
-    if _other_id(o, n) or _parallel(o, n):
+    if _other_id(o, n) or _parallel(o, n) or other_instance(older, part) or other_possessor(older, part):
         return None, 0.0  # one template, two subjects: the word-by-word rules decide
     role = _role_change(older, part, o)
     if role is not None:
@@ -887,3 +896,138 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     if sim >= CLOSE_SIM and shared_slot and cue:
         return "close reworded statement, value changed", coverage
     return None, 0.0
+
+
+def said(text: str) -> str:
+    """What a turn states: the quoted words of reported speech, without an opening address."""
+    return _content_of(text)
+
+
+def one_belief(text: str) -> bool:
+    """``text`` (as :func:`said` gives it) states one present value the rules may update: one
+    sentence of a few words, no question, no dialogue act or dated past event."""
+    return not text.rstrip().endswith("?") and not _episode(text) and _atomic(text, read(text))
+
+
+def another_id(older: str, newer: str) -> bool:
+    """Both name a numbered id of one shape and not each other's ("db-primary-01" / "db-replica-03")."""
+    return _other_id(read(older), read(newer))
+
+
+def subject_substituted(older: str, newer: str, missing: set[str]) -> bool:
+    """A ``missing`` subject word of ``older`` is replaced by another word in ``newer`` ("the *data*
+    team's budget" / "the *ML* team's budget")."""
+    return _substituted(older, newer, missing)
+
+
+#: Qualifiers that pick one instance among several of a kind: environments, regions, platforms,
+#: sides. A capitalised word or an acronym ("the *Berlin* offsite", "our *EU* cluster") does too.
+_INSTANCE_WORDS = frozenset("""staging stage prod production dev development test testing qa uat sandbox preview
+canary demo local internal external public private primary replica secondary backup north south east west
+northern southern eastern western central eu us uk emea apac latam frontend backend front back web mobile
+desktop ios android mac windows linux server client upstairs downstairs""".split())
+_RAW = re.compile(r"[\w'’.-]+")
+
+
+def _instance_word(word: str, text: str) -> bool:
+    """``word`` names an instance in ``text``: a known qualifier, an acronym, or capitalised
+    anywhere but at the start of ``text``."""
+    if word in _INSTANCE_WORDS:
+        return True
+    for m in re.finditer(rf"\b{re.escape(word)}\b", text, re.I):
+        raw = m.group(0)
+        if raw.isupper() and len(raw) > 1 or (raw[0].isupper() and text[:m.start()].strip()):
+            return True
+    return False
+
+
+def other_instance(older: str, newer: str) -> bool:
+    """The later text names the earlier subject's head noun under another instance qualifier
+    ("*staging* Redis is 6.2" / "*prod* redis bumped to 6.4", "our *EU* cluster" / "the *US*
+    cluster", "the *Lisbon* offsite" / "the *Madrid* offsite"), so its value says nothing about the
+    earlier one. The earlier qualifier must be absent from the later text; a reworded noun that
+    names no instance ("the venue deposit" / "the hall deposit") is left to the other rules."""
+    subject = key_and_value(older)[0]
+    o_raw = [w.strip(".,;:!?").lower() for w in _RAW.findall(older)]
+    n_raw = [w.strip(".,;:!?").lower() for w in _RAW.findall(newer)]
+    o_set = set(o_raw)
+    for i in range(len(o_raw) - 1):
+        qual, head = o_raw[i], o_raw[i + 1]
+        if (_number_like(qual) or not _instance_word(qual, older)
+                or not any(same_word(_stem_word(qual), s) for s in subject)
+                or not any(same_word(_stem_word(head), s) for s in subject)
+                or any(same_word(_stem_word(qual), _stem_word(w)) for w in n_raw)):
+            continue
+        for j in range(1, len(n_raw)):
+            other = n_raw[j - 1]
+            if (same_word(_stem_word(n_raw[j]), _stem_word(head)) and other not in o_set
+                    and _instance_word(other, newer) and not _number_like(other) and not update_cue(other)
+                    and not _DAY_OR_MONTH.match(other)):
+                return True
+    return False
+
+
+_MINE = frozenset({"my", "our"})
+_THEIRS = re.compile(r"\b(their|his|her|its|[\w-]+'s|[\w-]+’s)\s+(\w+)", re.I)
+
+
+def other_possessor(older: str, newer: str, heads: tuple[str, ...] = ()) -> bool:
+    """The earlier statement is about the speaker's own thing ("my manager", "our Pro plan") and the
+    later text gives that thing another owner ("my brother's manager", "their Pro plan").
+
+    ``heads``: the words that name the thing (default: the earlier statement's subject words)."""
+    o_raw = [w.lower() for w in _RAW.findall(older)]
+    heads = heads or key_and_value(older)[0]
+    owned = {_stem_word(o_raw[i + 1]) for i in range(len(o_raw) - 1) if o_raw[i] in _MINE}
+    owned = {w for w in owned if any(same_word(w, h) for h in heads)}
+    if not owned:
+        return False
+    for m in _THEIRS.finditer(newer):
+        owner = m.group(1).lower().replace("’", "'").removesuffix("'s")
+        if owner in o_raw or owner in _MINE:
+            continue
+        if any(same_word(_stem_word(m.group(2).lower()), w) for w in owned):
+            return True
+    return False
+
+
+#: Predicates of one kind: "is green" / "are green", "has a lock" / "have a lock".
+_PREDICATE_CLASS = {"are": "is", "was": "is", "were": "is", "'s": "is", "'re": "is", "'m": "is", "am": "is",
+                    "have": "has", "had": "has"}
+
+
+def _predicate(text: str) -> tuple[tuple[str, ...], str] | None:
+    """``(subject words, main verb)`` of a plain statement that opens with its subject, or None."""
+    m = _VERB.search(text)
+    if m is None or m.group(0) == ":":
+        return None
+    subject = content(text[: m.start()])
+    verb = m.group(0).lower()
+    after = re.match(r"\s+(?:been\s+)?(\w+(?:ing|ed))\b", text[m.end():])
+    if verb in _PREDICATE_CLASS or verb in ("is", "has"):
+        if after is not None:  # "has been running", "is moving": the participle is the predicate
+            verb = after.group(1).lower()
+    return (subject, _lemma(_PREDICATE_CLASS.get(verb, verb))) if subject else None
+
+
+def _lemma(verb: str) -> str:
+    """A crude verb stem: "running" / "runs" / "run" -> "run", "moved" -> "mov"."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if verb.endswith(suffix) and len(verb) - len(suffix) >= 2:
+            verb = verb[: -len(suffix)]
+            break
+    return verb[:-1] if len(verb) > 2 and verb[-1] == verb[-2] else verb
+
+
+def sibling_fact(older: str, newer: str) -> bool:
+    """The later text is a plain statement about the same subject with another predicate: another
+    attribute of it ("The shed is painted green." / "The shed has a padlock."), not a new value.
+    A new number for a numeric value is left to the other rules ("Leo is 9." / "Leo turns 10 ...")."""
+    a, b = _predicate(older), _predicate(newer)
+    if a is None or b is None or a[1] == b[1]:
+        return False
+    if not (all(any(same_word(w, x) for x in b[0]) for w in a[0])
+            and all(any(same_word(w, x) for x in a[0]) for w in b[0])):
+        return False
+    value_o = content(older)[len(a[0]):]
+    return not (any(_number_like(t) for t in value_o) and any(_number_like(t) for t in content(newer)[len(b[0]):]))

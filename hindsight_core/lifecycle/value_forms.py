@@ -298,6 +298,9 @@ def _moved_to_value(older: str, part: str) -> bool:
 
 
 _COPULA = re.compile(r"\b(is|are|'s|'re|was|were)\b", re.I)
+#: A subject of this many words or fewer ("design review") is named in full by a correction of it; in
+#: a longer one ("venue deposit deadline") one word may be reworded ("hall deposit deadline").
+_SHORT_SUBJECT = 2
 
 
 def _corrected_value(older: str, part: str) -> bool:
@@ -313,8 +316,9 @@ def _corrected_value(older: str, part: str) -> bool:
     said = content(part[: m_new.start()])
     if not subject or not any(same_word(subject[-1], t) for t in said):
         return False  # the head noun ("deadline", "budget") must recur before the copula
-    if sum(any(same_word(w, t) for t in said) for w in subject) * 2 < len(subject):
-        return False
+    kept = sum(any(same_word(w, t) for t in said) for w in subject)
+    if kept * 2 < len(subject) or (len(subject) <= _SHORT_SUBJECT and kept < len(subject)):
+        return False  # "the *code* review" for "the design review": half a two-word subject is another subject
     if names(part[: m_new.start()]) - names(older):
         return False
     typed = slots(older[m_old.end():]) & _TYPED

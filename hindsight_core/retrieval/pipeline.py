@@ -162,6 +162,9 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
         order = np.argsort(-final, kind="stable")
         fused = [(pool[j], float(final[j])) for j in order]
     fused = present.inherit(fused, successor_of)
+    earlier = present.rivals(fused, index, req.query)  # active facts a later one disagrees with
+    if earlier and "superseded" not in req.statuses:  # the present is asked: the later one answers
+        fused = present.inherit(fused, earlier)
     found = {uid for hits in ranked.values() for uid, _ in hits}
     ranked["neighbour"] = [(uid, s) for uid, s in fused if uid not in found]  # pulled in beside a hit
     lap("fuse2")
@@ -195,5 +198,6 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
         "pool": len(pool),
         "top": {name: [uid for uid, _ in hits[:10]] for name, hits in ranked.items()},
         "timings_ms": timings,
+        "earlier": {old: {"by": new, "until": units[new].mentioned_at} for old, new in earlier.items()},
     }
     return out, trace

@@ -11,6 +11,12 @@ up: we moved payments-api to 9443"). Two steps, both pure functions over the ind
 
 With ``include_history`` (or a question about the past) recall already returns superseded units
 as themselves, and none of this applies.
+
+Two *active* facts can disagree too, when a change was stated without a cue ("been putting oat
+milk in my coffee, can't go back now" after "I take my coffee black"). :func:`rivals` finds such
+pairs in the head of the ranking (:mod:`~hindsight_core.lifecycle.rivals` decides the meaning), and
+:func:`inherit` treats them like a predecessor and its successor for a question about the present:
+the earlier fact stays active and in history, but default recall answers with the later one.
 """
 
 from __future__ import annotations
@@ -19,9 +25,11 @@ from typing import Sequence
 
 import numpy as np
 
+from hindsight_core.lifecycle.beliefs import is_belief
+from hindsight_core.lifecycle.rivals import Statement, earlier_rivals
 from hindsight_core.retrieval.types import BankIndex
 
-__all__ = ["predecessors", "inherit", "INHERIT_BONUS"]
+__all__ = ["predecessors", "inherit", "rivals", "INHERIT_BONUS", "RIVAL_HEAD"]
 
 _SUPERSEDED = "superseded"
 #: A current fact that took over a stale one answers through two wordings (the question is usually
@@ -29,6 +37,9 @@ _SUPERSEDED = "superseded"
 #: (standard deviation) of the best scores, which breaks near-ties with another fact of the subject.
 INHERIT_BONUS = 0.25
 _SPREAD_TOP = 10
+#: Disagreeing active facts are looked for among this many best-ranked units (45 pairs at most,
+#: each verdict cached): a fact below them does not reach the answer anyway.
+RIVAL_HEAD = 10
 
 
 def predecessors(pool: Sequence[str], index: BankIndex, statuses: frozenset[str]) -> dict[str, str]:
@@ -61,3 +72,18 @@ def inherit(fused: list[tuple[str, float]], successor_of: dict[str, str]) -> lis
     out = [(uid, best[uid]) for uid, _ in fused if uid not in successor_of]
     out.sort(key=lambda hit: -hit[1])
     return out
+
+
+def rivals(fused: Sequence[tuple[str, float]], index: BankIndex, query: str) -> dict[str, str]:
+    """``{earlier unit id: later unit id}`` for active beliefs among the first :data:`RIVAL_HEAD`
+    of ``fused`` where the later one states the present value of what ``query`` asks the earlier
+    one about (:func:`~hindsight_core.lifecycle.rivals.earlier_rivals`)."""
+    units = index.units
+    head: list[Statement] = []
+    for uid, _ in fused[:RIVAL_HEAD]:
+        u = units.get(uid)
+        if u is None or not is_belief(u.kind, u.status, u.outcome, u.flags, u.text):
+            continue
+        replaced = any(units[e].status == _SUPERSEDED for e in u.evidence_ids if e in units)
+        head.append(Statement(uid, u.text, u.mentioned_at, u.speaker, u.source, replaced))
+    return earlier_rivals(head, query) if len(head) > 1 else {}

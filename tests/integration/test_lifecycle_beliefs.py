@@ -224,3 +224,33 @@ def test_look_alikes_keep_the_earlier_fact(engine):
     ]):
         assert bank.capture(text, mentioned_at=T0 + timedelta(days=n + 1)).supersedes == ()
     assert bank.get(fact.unit_id).status is MemoryStatus.ACTIVE
+
+
+def test_an_implicit_change_answers_the_present_and_keeps_the_earlier_fact(engine):
+    """No cue, so nothing is superseded; a question about the present gets the later fact, the
+    earlier one stays active and one call away (history), shown as earlier when it is shown."""
+    bank = engine.bank("olives")
+    old = bank.capture("I can't stand olives.", mentioned_at=T0)
+    new = bank.capture("ordered a pizza loaded with olives and honestly they're great",
+                       mentioned_at=T0 + timedelta(days=30))
+    assert new.supersedes == () and bank.get(old.unit_id).status is MemoryStatus.ACTIVE
+    asked = T0 + timedelta(days=40)
+    now = bank.recall("How do I feel about olives?", k=5, as_of=asked)
+    assert now.ids[0] == new.unit_id and old.unit_id not in now.ids
+    assert now.trace["earlier"][old.unit_id]["by"] == new.unit_id
+    both = bank.recall("How do I feel about olives?", k=5, as_of=asked, include_history=True)
+    assert {old.unit_id, new.unit_id} <= set(both.ids)
+    shown = [line for line in both.render().splitlines() if "stand olives" in line]
+    assert shown and "[earlier: until 2024-02-09]" in shown[0]
+    assert "[earlier" not in next(line for line in both.render().splitlines() if "pizza" in line)
+
+
+def test_a_look_alike_keeps_the_earlier_fact_in_recall(engine):
+    bank = engine.bank("tea2")
+    old = bank.capture("I drink my tea with honey.", mentioned_at=T0)
+    for n, text in enumerate(["I also started putting cinnamon in my tea",
+                              "my husband takes his tea with lemon, no sugar"], start=1):
+        bank.capture(text, mentioned_at=T0 + timedelta(days=30 * n))
+    now = bank.recall("How do I drink my tea?", k=5, as_of=T0 + timedelta(days=90))
+    assert old.unit_id in now.ids and bank.get(old.unit_id).status is MemoryStatus.ACTIVE
+    assert not now.trace["earlier"]

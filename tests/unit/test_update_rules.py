@@ -6,7 +6,8 @@ import pytest
 
 from hindsight_core.lifecycle.slots import read, same_word, slots
 from hindsight_core.lifecycle.update_cues import assertive_part, look_alike, update_cue, without_effective_time
-from hindsight_core.lifecycle.update_rules import judge_update, update_strength
+from hindsight_core.lifecycle.update_rules import (judge_update, other_instance, other_possessor, sibling_fact,
+                                                   update_strength)
 from hindsight_core.retrieval.present import inherit
 
 
@@ -279,3 +280,62 @@ def test_a_subject_word_names_no_slot_of_the_value():
 def test_an_id_in_the_value_is_no_name_a_new_owner_replaces():
     assert judge_update("The ledger service stores its data in pg-7.", "The ledger service is now owned by Ines.", 0.7) is None
     assert judge_update("The ledger font is Inter at 12pt.", "switched the ledger font to Lato now", 0.5) is not None
+
+
+# Another instance of the subject (an environment, a region, a platform, a named one) is another
+# subject: its new value updates nothing said about the first one. Sentences written for this test.
+@pytest.mark.parametrize("older,newer", [
+    ("Staging Redis is 6.2.", "prod redis bumped to 6.4 last night"),
+    ("Our EU cluster is on Kubernetes 1.27.", "bumped the US cluster to 1.29"),
+    ("The staging API listens on port 8080.", "moved the prod API to port 9090"),
+    ("The Lisbon offsite is on May 10.", "sorry, correction: the Berlin offsite is on May 3"),
+    ("The backend standup is at 9:30.", "correction: the frontend standup is at 10"),
+    ("The north warehouse holds 400 pallets.", "correction: the south warehouse holds 350 pallets"),
+])
+def test_another_instance_is_another_subject(older, newer):
+    assert other_instance(older, newer)
+    assert judge_update(older, newer, 0.45) is None and judge_update(older, newer, 0.7) is None
+
+
+@pytest.mark.parametrize("older,newer", [
+    ("Staging Redis is 6.2.", "staging redis bumped to 6.4"),
+    ("Our EU cluster is on Kubernetes 1.27.", "bumped the whole cluster to 1.29"),
+    ("The venue deposit deadline is June 12.", "oops, the hall deposit deadline is June 19 actually"),
+])
+def test_the_same_instance_or_a_reworded_noun_is_no_other_instance(older, newer):
+    assert not other_instance(older, newer)
+
+
+# A correction that names another subject (another person's, another numbered thing, another
+# two-word subject) corrects nothing said about the first one.
+@pytest.mark.parametrize("older,newer", [
+    ("Dana's flight lands at 6pm.", "oops, I meant Omar's flight lands at 7pm"),
+    ("My manager is Priya.", "oops, meant to say my brother's manager is Priya Shah"),
+    ("Flight BA117 departs at 08:40.", "sorry, typo: flight BA119 departs at 09:40"),
+    ("The design review is Tuesday at 2.", "correction: the code review is Tuesday at 3"),
+    ("Sam's rent is $1,400 a month.", "sorry, I meant Jo's rent is $1,600 a month"),
+    ("Our dentist is Dr. Lee.", "sorry, I meant our vet is Dr. Patel"),
+])
+def test_a_correction_naming_another_subject_does_not_fire(older, newer):
+    assert judge_update(older, newer, 0.45) is None and judge_update(older, newer, 0.7) is None
+
+
+@pytest.mark.parametrize("older,newer", [
+    ("Dana's flight lands at 6pm.", "oops, I meant Dana's flight lands at 7pm"),
+    ("The backend standup is at 9:30.", "correction: backend standup is at 10"),
+    ("The Lisbon offsite is on May 10.", "sorry, correction: the Lisbon offsite is on May 3"),
+])
+def test_a_correction_of_the_same_subject_still_fires(older, newer):
+    assert judge_update(older, newer, 0.7) is not None
+
+
+def test_other_possessor():
+    assert other_possessor("My manager is Priya.", "my brother's manager is Priya Shah")
+    assert other_possessor("Our Basic plan is $9.", "their Basic plan is $12 now")
+    assert not other_possessor("My manager is Priya.", "my manager is Tom since the reorg")
+
+
+def test_sibling_fact():
+    assert sibling_fact("The garden shed is painted green.", "The garden shed has a padlock.")
+    assert not sibling_fact("The garden shed is painted green.", "The garden shed is painted grey now.")
+    assert not sibling_fact("My son Leo is 9.", "Leo turned 10 on Saturday")  # a new number: the rules decide

@@ -1,0 +1,285 @@
+"""Two active statements of one attribute that disagree: which one answers a question about the present.
+
+Supersession (:mod:`~hindsight_core.lifecycle.beliefs`) retires an earlier fact when a later text
+*says* it changed. People often do not say so: "I drink my tea with honey" and, a month later,
+"been having my tea with lemon every afternoon since the cold". Both stay active, since neither
+text alone proves the first is over. A question about the present ("How do I drink my tea?") then
+names the attribute the two disagree on, and the later statement answers it.
+
+:func:`rival` decides this for one pair and one question, without a model:
+
+- the question is about the earlier statement: at least half its words recur there (its *anchor*),
+  the earlier statement holds a value of the kind asked (a time for "when", a place for "where", a
+  number for "how many / much / old"), the later text repeats at least half the anchor, every name
+  in it included, and names no asked word the earlier statement lacks;
+- the later text says something about the present (no question, plan, hypothetical, temporary
+  exception, someone else's affair, denial, past event or addition: :mod:`update_cues`), is about
+  the same possessor ("my sister" is not "their sister"), the same instance ("staging", not
+  "prod") and the same subject ("the *ML* team's budget" is not "the *data* team's"), and is no
+  plain statement of another attribute of it ("The shed is painted green." / "The shed has a padlock.");
+- the earlier value is gone from the later text, and the later text states a value of its kind:
+  a number for a number, a place name for a place name, the opposite attitude ("can't stand" /
+  "hooked"), a shared typed slot, or words for words when it describes a present state or habit
+  ("been having...", "since", "every morning", "can't go back"), not a one-off event;
+- the two do not speak about two different strong attributes (a port and a language).
+
+The caller (:func:`hindsight_core.retrieval.present.rivals`) applies it to the head of a ranked
+list only, to active beliefs of one speaker stated on different days, and a later text that
+already replaced another fact rivals nothing else (a message updates one fact).
+
+Example:
+    >>> rival("I drink my tea with honey.", "been having my tea with lemon every afternoon since the cold",
+    ...       "How do I drink my tea?")
+    'another present value of the asked attribute'
+    >>> rival("I drink my tea with honey.", "I also started putting cinnamon in my tea", "How do I drink my tea?") is None
+    True
+    >>> rival("Our Basic plan is $9/month.", "their Basic plan went to $12/month", "How much is our Basic plan?") is None
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from dataclasses import dataclass
+
+from hindsight_core.lifecycle.slots import STOP, Reading, content, read, same_word
+from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, look_alike, relations,
+                                                  without_effective_time)
+from hindsight_core.lifecycle.update_rules import (another_id, key_and_value, one_belief, other_instance,
+                                                   other_possessor, said, sibling_fact, subject_substituted)
+
+__all__ = ["rival", "earlier_rivals", "Statement", "REASON", "ANCHOR_COVERAGE", "QUESTION_COVERAGE", "MIN_GAP_S"]
+
+#: The reason :func:`rival` gives (also how recall's trace names it).
+REASON = "another present value of the asked attribute"
+#: Share of the words the question takes from the earlier statement that the later text must repeat:
+#: "my tea" is enough for "How do I *drink* my *tea*?", "favourite" alone is not for
+#: "favourite colour" (the substitution check then also sees "favourite *food*").
+ANCHOR_COVERAGE = 0.5
+#: Share of the question's words the earlier statement must have to be what the question asks about:
+#: "What port does the auth api listen on?" is about "the auth api listens on 7443", not about
+#: "the auth api is written in Kotlin" (two words of four).
+QUESTION_COVERAGE = 0.5
+#: Attribute slots that name a kind of value of their own: two statements about disjoint ones of these
+#: are about two attributes, whatever their subject ("serves on port 7001" / "is written in Rust").
+_STRONG_SLOTS = frozenset({"port", "location", "money", "quantity", "percent", "duration", "date", "time", "day"})
+_NOT_VALUE = frozenset({"now", "new", "today", "yesterday", "tomorrow", "morning", "night", "week", "month", "year",
+                        "last", "next", "day", "time", "anymore", "finally", "update", "updated", "every", "everything"})
+_COPULAS = frozenset({"is", "are", "was", "were", "'s"})
+
+
+def _present(tok: str, r: Reading) -> bool:
+    return r.has(tok) or any(same_word(tok, n) for n in r.names)
+
+
+def _number_like(tok: str) -> bool:
+    return any(c.isdigit() for c in tok)
+
+
+#: What a question's opening asks for, and the slots (or names) an answer to it states.
+_WH_KIND = ((re.compile(r"^\W*(when|what time|what day|which day|what date|by when|how long)\b", re.I),
+             frozenset({"time", "day", "date", "duration"})),
+            (re.compile(r"^\W*(where|which (city|town|country|office|place))\b", re.I), frozenset({"location"})),
+            (re.compile(r"^\W*(how much|how many|how old)\b", re.I), frozenset()))
+
+
+_PLACE = re.compile(r"\b(in|on|at|near|inside|from)\s+(the\s+|a\s+|an\s+|our\s+|my\s+)?\w", re.I)
+
+
+def _answers_kind(query: str, o: Reading) -> bool:
+    """The earlier statement holds a value of the kind the question asks for: a time for "when", a
+    place or a name for "where", a number for "how much / many / old" (other questions: any)."""
+    for pattern, kinds in _WH_KIND:
+        if pattern.search(query):
+            numbers = any(_number_like(t) for t in o.tokens)
+            if not kinds:
+                return numbers
+            return bool(o.slots & kinds) or (kinds == {"location"} and bool(o.names or _PLACE.search(o.text))) or (
+                "date" in kinds and numbers)
+    return True
+
+
+def _qualified_away(older: str, newer: str, missing: set[str]) -> bool:
+    """An asked word of the earlier statement is replaced right after a word both share
+    ("my favourite *colour*" / "new favourite *food*"): the later text is about a sibling attribute."""
+    o_words = [w for w in re.findall(r"[\w'-]+", older.lower())]
+    n_words = [w for w in re.findall(r"[\w'-]+", newer.lower())]
+    for i, w in enumerate(o_words[1:-1], start=1):
+        if not any(same_word(_c(w), m) for m in missing) or o_words[i + 1] not in _COPULAS:
+            continue  # only the noun before "is": "my sister *lives*" / "my sister unpacked" is no sibling
+        prev = _c(o_words[i - 1])
+        if not prev:
+            continue
+        for j, x in enumerate(n_words[:-1]):
+            nxt = _c(n_words[j + 1])
+            if (_c(x) == prev and nxt and nxt not in _NOT_VALUE
+                    and not any(same_word(nxt, _c(y)) for y in o_words if _c(y))):
+                return True
+    return False
+
+
+def _c(word: str) -> str:
+    toks = content(word)
+    return toks[0] if toks else ""
+
+
+def _kind(tokens: list[str], r: Reading) -> set[str]:
+    """Kinds of value among ``tokens``: ``number``, ``name``, ``word``."""
+    out = set()
+    for t in tokens:
+        out.add("number" if _number_like(t) else "name" if t in r.names else "word")
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def rival(older: str, newer: str, query: str) -> str | None:
+    """Why ``newer`` states another present value of what ``query`` asks ``older`` about, or None."""
+    older, newer = said(older), said(newer)
+    if not one_belief(older) or denies(newer):
+        return None
+    o = read(older)
+    about = relations(older)
+    if look_alike(newer, about) is not None:
+        return None
+    stated = without_effective_time(assertive_part(newer, about))
+    if not stated.strip() or is_addition(stated):
+        return None
+    q, n = read(query), read(stated)
+    asked = list(dict.fromkeys(q.tokens))
+    anchor = [w for w in asked if _present(w, o)]
+    if not anchor or len(anchor) < QUESTION_COVERAGE * len(asked) or not _answers_kind(query, o):
+        return None  # the earlier statement does not answer this question
+    if any(_present(w, n) for w in asked if w not in anchor):
+        return None  # the later text speaks of an asked attribute the earlier one lacks: another attribute
+    unstated = len(anchor) < len(asked)  # "How *old* is Sami?": neither text names the attribute
+    kept = [w for w in anchor if _present(w, n)]
+    missing = {w for w in anchor if w not in kept}
+    if len(kept) < ANCHOR_COVERAGE * len(anchor) or any(w in o.names and w in missing for w in anchor):
+        return None
+    if (another_id(older, stated) or other_instance(older, stated) or other_possessor(older, stated, tuple(anchor))
+            or sibling_fact(older, stated)
+            or _qualified_away(older, stated, missing) or (missing and subject_substituted(older, stated, missing))):
+        return None
+    _subject, _verb, value_words = key_and_value(older)
+    value = [v for v in value_words if v not in STOP and v not in _NOT_VALUE
+             and not any(same_word(v, a) for a in anchor)]
+    if not value:
+        value = [t for t in o.tokens if t not in _NOT_VALUE and not any(same_word(t, a) for a in anchor)]
+    if not value or any(_present(v, n) for v in value):
+        return None  # nothing to disagree on, or the earlier value still stands
+    new = [t for t in n.tokens if not _present(t, o) and t not in _NOT_VALUE and not _present(t, q)]
+    if not new or not _kind(value, o) & (_kind(new, n) | ({"word"} if _kind(new, n) & {"name"} else set())):
+        return None  # no value of the earlier value's kind
+    strong_o, strong_n = o.slots & _STRONG_SLOTS, n.slots & _STRONG_SLOTS
+    if strong_o and strong_n and not strong_o & strong_n:
+        return None
+    if not (strong_o & strong_n or _numbers(value) and _numbers(new) or _reversed(older, stated)
+            or _place(older, o) and _place(stated, n) - _place(older, o)
+            or not unstated and _STATE.search(stated)):
+        return None  # an event about the subject ("booked the flights for the offsite") is no new value
+    return REASON
+
+
+#: A later text that describes a present state or habit, not a one-off event: "been having my tea
+#: with lemon", "every morning", "since the move", "can't go back", "these days".
+_STATE = re.compile(r"\b(been \w+ing|since|every (day|morning|evening|night|week|weekend|time)|daily|nightly|"
+                    r"these days|nowadays|lately|(can'?t|not|never|no) go(ing)? back|for good|from now on|"
+                    r"anymore|any more|all the time|always|now|currently|at the moment)\b", re.I)
+_PLACE_NAME = re.compile(r"\b(?:in|at|near|to|from|into)\s+(?:the\s+|a\s+|my\s+|our\s+|their\s+)?"
+                         r"(?:\w+\s+){0,2}?([A-Z][\w'-]+)")
+
+
+def _place(text: str, r: Reading) -> set[str]:
+    """Names that follow a place preposition ("in Leeds", "near Whitby"), lower-cased."""
+    return {m.group(1).lower() for m in _PLACE_NAME.finditer(text) if not _DAY.match(m.group(1))}
+
+
+_DAY = re.compile(r"(mon|tues|wednes|thurs|fri|satur|sun)day|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.I)
+
+
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve once twice".split())
+
+
+def _numbers(tokens: list[str]) -> bool:
+    return any(_number_like(t) or t in _NUMBER_WORDS for t in tokens)
+
+
+#: How someone feels about a thing, each way. The negative one is read first ("not a fan").
+_DISLIKE = re.compile(r"\b(hate[sd]?|hating|dislike[sd]?|can'?t stand|cannot stand|loathe[sd]?|detest\w*|not a fan|"
+                      r"can'?t bear|sick of|gross|disgusting|never again)\b", re.I)
+_LIKE = re.compile(r"\b(love[sd]?|loving|like[sd]?|enjoy\w*|adore[sd]?|fan of|hooked|(a )?convert(ed)?|obsessed|"
+                   r"grown on me|won me over|great|amazing|delicious)\b", re.I)
+
+
+def _attitude(text: str) -> str | None:
+    return "dislike" if _DISLIKE.search(text) else "like" if _LIKE.search(text) else None
+
+
+def _reversed(older: str, newer: str) -> bool:
+    """The two say opposite things about how the speaker feels ("I can't stand jazz" / "... jazz
+    trio last night, I'm hooked"): an attitude is an attribute whatever the question calls it."""
+    a, b = _attitude(older), _attitude(newer)
+    return a is not None and b is not None and a != b
+
+
+#: An implicit change is read off statements made on different days: within one conversation two
+#: statements of one attribute are usually two sides of one account, not a change.
+MIN_GAP_S = 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """What :func:`earlier_rivals` needs of a stored belief."""
+
+    id: str
+    text: str
+    mentioned_at: float  # epoch seconds
+    speaker: str | None = None
+    source: str = "user"
+    replaced_another: bool = False  # it already superseded an earlier fact
+
+
+@functools.lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    r = read(said(text))
+    return frozenset(r.tokens) | r.names
+
+
+def _overlap(a: str, b: str) -> int:
+    """Content words and names two texts share (exact: this runs for every pair of the head)."""
+    return len(_words(a) & _words(b))
+
+
+def earlier_rivals(statements: list[Statement], query: str) -> dict[str, str]:
+    """``{earlier id: later id}`` for the pairs among ``statements`` (active beliefs, best-ranked
+    first) where the later one states the present value of what ``query`` asks the earlier about.
+
+    A later statement rivals at most one earlier one, the one it shares most words with (a message
+    updates one fact), and none when it already replaced a fact or when two tie for most. A source
+    that may not supersede the earlier one (an agent against the user) rivals nothing.
+    """
+    from hindsight_core.lifecycle.belief_trust import may_supersede
+
+    out: dict[str, str] = {}
+    by_id = {s.id: s for s in statements}
+    for newer in statements:
+        if newer.replaced_another:
+            continue
+        earlier = [o for o in statements if o.id != newer.id
+                   and o.mentioned_at + MIN_GAP_S <= newer.mentioned_at and o.speaker == newer.speaker
+                   and may_supersede(o.source, newer.source)]
+        if not earlier:
+            continue
+        scored = sorted(((_overlap(o.text, newer.text), n, o) for n, o in enumerate(earlier)),
+                        key=lambda x: (-x[0], x[1]))
+        if len(scored) > 1 and scored[0][0] == scored[1][0]:
+            continue  # it is about two facts equally: no telling which it replaces
+        target = scored[0][2]
+        if not one_belief(said(target.text)):
+            continue  # a story or a chat turn is no one value to disagree with
+        if rival(target.text, newer.text, query) is not None and (
+                target.id not in out or by_id[out[target.id]].mentioned_at < newer.mentioned_at):
+            out[target.id] = newer.id  # the latest of several rivals answers
+    return out

@@ -1,0 +1,106 @@
+"""Two active facts of one attribute that disagree: the later one answers a question about the present.
+
+Every sentence here is written for these tests (none comes from a benchmark set).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hindsight_core.lifecycle.rivals import MIN_GAP_S, REASON, Statement, earlier_rivals, rival
+
+DAY = 86400.0
+
+# (earlier fact, later text with no update cue, question about the present)
+IMPLICIT = [
+    ("I drink my tea with honey.", "been having my tea with lemon every afternoon since the cold",
+     "How do I drink my tea?"),
+    ("My sister lives in Porto.", "spent the weekend at my sister's new flat in Lyon, she loves the river there",
+     "Where does my sister live?"),
+    ("My nephew Sami is 6.", "Sami's 7th birthday party was chaos, he got a red bike", "How old is Sami?"),
+    ("I can't stand olives.", "ordered a pizza loaded with olives and honestly they're great",
+     "How do I feel about olives?"),
+    ("The reporting job runs on the old cron box.", "the reporting job has been running in Airflow since the audit",
+     "Where does the reporting job run?"),
+]
+
+
+@pytest.mark.parametrize("older,newer,question", IMPLICIT)
+def test_an_implicit_change_rivals_the_earlier_fact(older, newer, question):
+    assert rival(older, newer, question) == REASON
+
+
+# (earlier fact, a later look-alike that must leave it standing, question about the earlier fact)
+LOOK_ALIKES = [
+    ("I drink my tea with honey.", "I also started putting cinnamon in my tea", "How do I drink my tea?"),  # addition
+    ("I drink my tea with honey.", "my husband takes his tea with lemon, no honey", "How do I drink my tea?"),
+    ("I drink my tea with honey.", "thinking of trying my tea with lemon for a change", "How do I drink my tea?"),
+    ("I drink my tea with honey.", "just for today my tea is with lemon since we ran out",
+     "How do I drink my tea?"),  # temporary
+    ("I drink my tea with honey.", "if we run out I'd drink my tea with lemon instead", "How do I drink my tea?"),
+    ("I drink my tea with honey.", "should I try my tea with lemon?", "How do I drink my tea?"),  # question
+    ("I drink my tea with honey.", "nothing's changed, ignore whoever said I drink my tea with lemon now",
+     "How do I drink my tea?"),  # denial
+    ("I drink my tea with honey.", "still drinking my tea with honey every single morning",
+     "How do I drink my tea?"),  # restated
+    ("My sister lives in Porto.", "grew up in Braga, my sister still misses it", "Where does my sister live?"),
+    ("Our Basic plan costs $9 a month.", "their Basic plan went to $12 a month", "How much does our Basic plan cost?"),
+    ("My favourite band is Wilco.", "new favourite album unlocked: Blue by Joni Mitchell", "What's my favourite band?"),
+    ("The clinic is on Elm Street.", "the clinic opens at 8 these days", "Where is the clinic?"),  # another attribute
+    ("The release window is Tuesday 10:00-12:00.", "Releases need two sign-offs.", "When is the release window?"),
+    ("The garden shed is painted green.", "The garden shed has a padlock.", "What colour is the garden shed?"),
+    # a one-off event about the subject states no new value of the asked attribute
+    ("Our cat Miso is grey.", "Miso caught a mouse in the garden, very proud of herself", "What colour is Miso?"),
+    ("The team offsite is in Porto.", "booked the flights for the offsite, everyone lands Thursday",
+     "Where is the team offsite?"),
+    ("My doctor is Dr. Okoye.", "saw the doctor about my knee, physio for six weeks", "Who is my doctor?"),
+    ("I love sushi.", "tried making sushi at home, the rice was a disaster", "Do I like sushi?"),
+    ("The staging cache runs Redis 6.2.", "the prod cache got bumped to Redis 7.2", "Which Redis does the staging cache run?"),
+]
+
+
+@pytest.mark.parametrize("older,newer,question", LOOK_ALIKES)
+def test_a_look_alike_rivals_nothing(older, newer, question):
+    assert rival(older, newer, question) is None
+
+
+def test_the_question_must_be_about_the_earlier_fact():
+    older, newer = "I drink my tea with honey.", "been having my tea with lemon every afternoon since the cold"
+    assert rival(older, newer, "What time do I go running?") is None  # shares nothing with the fact
+    assert rival(older, newer, "When do I drink my tea?") is None  # asks a time the fact does not state
+
+
+def _s(uid: str, text: str, day: float, **kw) -> Statement:
+    return Statement(uid, text, day * DAY, **kw)
+
+
+def test_earlier_rivals_pairs_the_later_statement_with_the_fact_it_is_about():
+    facts = [_s("colour", "My favourite colour is green.", 0), _s("tea", "I drink my tea with honey.", 1),
+             _s("new", "been having my tea with lemon every afternoon since the cold", 31)]
+    assert earlier_rivals(facts, "How do I drink my tea?") == {"tea": "new"}
+    assert earlier_rivals(facts, "What's my favourite colour?") == {}
+
+
+def test_earlier_rivals_needs_two_days_one_speaker_and_enough_trust():
+    older = _s("a", "I drink my tea with honey.", 0)
+    newer_text = "been having my tea with lemon every afternoon since the cold"
+    q = "How do I drink my tea?"
+    assert earlier_rivals([older, _s("b", newer_text, 0.5)], q) == {}  # one conversation
+    assert MIN_GAP_S <= DAY
+    assert earlier_rivals([older, _s("b", newer_text, 3, speaker="Bo")], q) == {}  # someone else
+    assert earlier_rivals([older, _s("b", newer_text, 3, source="agent")], q) == {}  # the agent, not the user
+    assert earlier_rivals([older, _s("b", newer_text, 3, replaced_another=True)], q) == {}  # it updated another fact
+    assert earlier_rivals([older, _s("b", newer_text, 3)], q) == {"a": "b"}
+
+
+def test_the_latest_of_two_rivals_answers():
+    facts = [_s("a", "My sister lives in Porto.", 0),
+             _s("b", "helped my sister unpack at her new flat in Lyon", 20),
+             _s("c", "my sister lives in a cottage near Nantes", 40)]
+    assert earlier_rivals(facts, "Where does my sister live?")["a"] == "c"
+
+
+def test_a_sibling_fact_of_the_next_day_hides_nothing():
+    facts = [_s("colour", "The boat is painted white.", 0), _s("mooring", "The boat has a winter mooring.", 1),
+             _s("later", "got a new mooring rope for the boat, much thicker", 31)]
+    assert earlier_rivals(facts, "What colour is the boat?") == {}
