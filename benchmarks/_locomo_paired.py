@@ -31,6 +31,7 @@ PREVIOUS = {"expansion_weight": 0.5}
 def run(conversations: list[int], baseline: dict[str, Any] | None = None, k: int = 10) -> dict[str, Any]:
     """Recall@k and latency of the default config and of ``baseline`` on each conversation."""
     from hindsight_core import CaptureItem, MemoryEngine
+    from hindsight_core._expansion_ops import learn_vocabulary
     from hindsight_core.retrieval.config import RecallConfig
 
     configs = {"default": RecallConfig(), "baseline": RecallConfig(**(PREVIOUS if baseline is None else baseline))}
@@ -47,6 +48,8 @@ def run(conversations: list[int], baseline: dict[str, Any] | None = None, k: int
             for t, r in zip(conv.turns, bank.capture_many(items)):
                 if r.unit_id is not None:
                     turns_of.setdefault(r.unit_id, []).append(t.dia_id)
+            engine.drain(300)
+            learn_vocabulary(bank.store)  # what the background queue learns after a capture (retrieval/expansion.py)
             for n, q in enumerate(conv.questions):
                 got: dict[str, float] = {}
                 for name in (list(configs) if n % 2 else list(reversed(configs))):
