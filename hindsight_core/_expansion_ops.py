@@ -37,7 +37,8 @@ from hindsight_core.retrieval.expansion import LEARN_CHUNK, vocabulary_of
 if TYPE_CHECKING:
     from hindsight_core.storage.unit_store import UnitStore
 
-__all__ = ["learn_vocabulary", "schedule_learning", "forget_word_vectors", "word_vectors_of", "WordCache", "WORD_CACHE_WORDS", "PACE"]
+__all__ = ["learn_vocabulary", "schedule_learning", "forget_word_vectors", "word_vectors_of", "WordCache", "WORD_CACHE_WORDS", "PACE",
+           "LEARN_DELAY_S"]
 
 #: Word vectors kept per embedder: a 600-turn conversation uses about 2,000 distinct words and
 #: chat banks share most of them; 16,384 rows of 384 float32 are 24 MB.
@@ -45,6 +46,10 @@ WORD_CACHE_WORDS = 16_384
 #: Pause after each model call of the learning job, as a multiple of the call's duration: 1.0 keeps
 #: the job to about half of one core, so recalls beside it on a 2-core machine are not starved.
 PACE = 1.0
+#: Seconds a learning job waits after the capture that queued it, so that a stream of single captures
+#: (a chat agent, an importer calling ``capture`` per turn) shares one model call per this many seconds
+#: instead of paying one small call per capture; eviction and ``drain()`` run it at once.
+LEARN_DELAY_S = 2.0
 _CACHES: "weakref.WeakKeyDictionary[Any, WordCache]" = weakref.WeakKeyDictionary()
 _CACHES_LOCK = threading.Lock()
 
@@ -159,9 +164,9 @@ def schedule_learning(store: "UnitStore") -> bool:
         finally:
             vocab.release()
 
-    # due at once, not after the queue's debounce: the bank stays busy (kept in the engine's cache)
-    # while the job waits or runs, and a bank written once should leave the cache when others need room
-    if not schedule(store, "vocabulary", job, delay_s=0.0):
+    # deferred like a write-back: captures in the next LEARN_DELAY_S share one job (fewer, fuller model
+    # calls), and a bank the engine wants to evict has it run at once instead of waiting
+    if not schedule(store, "vocabulary", job, delay_s=LEARN_DELAY_S):
         vocab.release()
         return False
     return True

@@ -37,11 +37,11 @@ class RecallConfig(BaseModel):
     feedback_seeds: int = Field(3, ge=1, description="First-stage units whose words expand the keyword query.")
     feedback_terms: int = Field(10, ge=1, description="Expansion terms taken from the feedback units.")
     feedback_query_weight: float = Field(0.5, ge=0.0, le=1.0, description="Share of the original query terms in the expanded query.")
-    expansion_weight: float = Field(0.0, ge=0.0, description="Keyword query expansion from the bank's own vocabulary "
+    expansion_weight: float = Field(0.5, ge=0.0, description="Keyword query expansion from the bank's own vocabulary "
                                     "(retrieval/expansion.py): an added word's query weight per unit of its cosine with the "
-                                    "question word it is near; 0.5 is the tuned value (tuned on LoCoMo dev). The bank's words "
-                                    "are learnt in its background queue after captures and kept with its snapshot; a recall "
-                                    "embeds only its own words. Off by default (0).")
+                                    "question word it is near (tuned on LoCoMo dev). The bank's words are learnt in its "
+                                    "background queue after captures and kept with its snapshot; a recall embeds only its "
+                                    "own words. 0 turns it off.")
     expansion_terms: int = Field(3, ge=1, description="Bank words added per question word, at most.")
     expansion_min_cosine: float = Field(0.5, ge=-1.0, le=1.0, description="Least cosine of an added word with its question word.")
     expansion_max_df: int = Field(50, ge=1, description="Words used by more units than this are never added (chat fillers).")
