@@ -8,12 +8,12 @@ new units' words in chunks of :data:`~hindsight_core.retrieval.expansion.LEARN_C
 with no lock held while the model runs, until every unit stored is covered. See
 :mod:`hindsight_core.retrieval.expansion`.
 
-Two things keep that job from slowing the recalls it runs beside on a small, busy CPU:
+Three things keep vocabulary learning from slowing recalls on a small, busy CPU:
 
 * word vectors are kept per embedder across banks (:class:`WordCache`, :data:`WORD_CACHE_WORDS`
   of them, least recently used dropped first), so a bank that left the engine's cache and is
   rebuilt, or a new bank using common words, learns them without a model call. Words are keyed
-  by a hash, so the cache holds no text of any bank;
+  by a hash: the cache holds no bank's text as such;
 * recall looks its question words up in the same cache (a word asked before, in any bank, is not
   embedded again) and keeps the ones it embeds;
 * after each model call the job pauses :data:`PACE` times as long as the call took, so learning
@@ -95,12 +95,7 @@ def forget_word_vectors() -> None:
 
 def word_vectors_of(embedder: Any) -> WordCache | None:
     """The word vectors kept for ``embedder`` (recall looks its question words up there first and
-    keeps the ones it embeds), or None when it cannot have any."""
-    return _cache_of(embedder)
-
-
-def _cache_of(embedder: Any) -> WordCache | None:
-    """The :class:`WordCache` of ``embedder`` (None for an object that cannot be weakly referenced)."""
+    keeps the ones it embeds), or None for an embedder that cannot be weakly referenced."""
     with _CACHES_LOCK:
         try:
             cache = _CACHES.get(embedder)
@@ -114,7 +109,7 @@ def _cache_of(embedder: Any) -> WordCache | None:
 def _embed_words(embedder: Any, words: list[str]) -> tuple[np.ndarray, float]:
     """``words``' vectors (kept ones from the embedder's cache, the rest from one model call) and the
     seconds the model call took (0 when every word was kept)."""
-    cache = _cache_of(embedder)
+    cache = word_vectors_of(embedder)
     kept = cache.get(words) if cache is not None else [None] * len(words)
     new = [w for w, row in zip(words, kept) if row is None]
     seconds = 0.0
