@@ -19,7 +19,7 @@ from benchmarks._locomo_data import CATEGORY_NAMES, Conversation, evidence_recal
 from hindsight_core.lifecycle.extract import extract_entities
 from hindsight_core.lifecycle.timeparse import resolve_time_refs
 from hindsight_core.retrieval.config import RecallConfig
-from hindsight_core.retrieval.expansion import plan_expansion, query_words, unit_words
+from hindsight_core.retrieval.expansion import plan_expansion, query_words, unit_words, vocabulary_of
 from hindsight_core.retrieval.memory_index import InMemoryBankIndex
 from hindsight_core.retrieval.pipeline import one_blas_thread, retrieve
 from hindsight_core.retrieval.topic import topic_query
@@ -66,6 +66,10 @@ def build_index(conv: Conversation, vecs: np.ndarray, ctx: np.ndarray | None = N
         if ctx is not None:
             u.context = ctx[seq].astype(np.float16).astype(np.float32)  # as stored: float16
         idx.add(u, v)
+    if WORDS:  # the vocabulary as the engine's background queue learns it (retrieval/expansion.py)
+        vocab = vocabulary_of(idx)
+        words, ids = vocab.missing(idx.units)
+        vocab.learn(words, np.stack([WORDS[w] for w in words]) if words else [], ids)
     return idx
 
 

@@ -12,6 +12,7 @@ import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from hindsight_core._expansion_ops import schedule_learning
 from hindsight_core._bank_state import ACTIVITY_WRITE_BACK_S, BankState, flush_activity, schedule, state
 from hindsight_core.models import MemoryKind, MemoryStatus
 
@@ -31,9 +32,12 @@ _ACTIVE = MemoryStatus.ACTIVE.value
 
 
 def after_capture(store: "UnitStore", config: "BankConfig", new: int) -> None:
-    """Count new units; queue consolidation or budget enforcement when their trigger is reached."""
+    """Count new units; queue consolidation or budget enforcement when their trigger is reached, and
+    the learning of their words when recall expands keywords (``_expansion_ops``)."""
     if not new:
         return
+    if config.recall.expansion_weight:
+        schedule_learning(store)
     cfg = config.lifecycle
     st = state(store)
     with st.lock:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
+from hindsight_core._expansion_ops import schedule_learning, word_vectors_of
 from hindsight_core._lifecycle_ops import OVER_FETCH, filter_candidates, record_recall
 from hindsight_core._render import estimate_tokens
 from hindsight_core.config import BankConfig, RecallConfig
@@ -46,18 +47,26 @@ def _recall(store: UnitStore, config: BankConfig, cfg: RecallConfig, *, query: s
             statuses: frozenset[str], kinds: frozenset[str], session_id: str | None, excluded: frozenset[str],
             max_tokens: int | None, record_hits: bool, started: float) -> RecallResult:
     topic = plan = None
+    embedder = store.embedder
+    words = word_vectors_of(embedder) if cfg.expansion_weight else None
     if cfg.topic_weight or cfg.expansion_weight:
         with store.read() as index:
             speakers = index.speakers()
             # the query without the bank's speakers it names, embedded in the same call
             topic = topic_query(query, speakers) if cfg.topic_weight else None
-            # its words and the bank's words not embedded yet, for keyword expansion (same call)
-            plan = plan_expansion(query, index, speakers, index.revision) if cfg.expansion_weight else None
+            # its words neither the bank uses nor an earlier recall embedded, for keyword expansion (same call)
+            plan = plan_expansion(query, index, speakers, index.revision,
+                                  None if words is None else words.get) if cfg.expansion_weight else None
+        if plan is not None and plan.behind:  # the bank's own words are learnt in its background queue
+            schedule_learning(store)
     heads = [query] if topic is None else [query, topic]
+    asked = plan.texts if plan is not None else []
     embedding = time.perf_counter()
     with urgent():  # the query goes before captures' texts waiting for the model (embed_batching)
-        vectors = store.embedder.embed(heads + (plan.texts if plan is not None else []))  # no lock held
+        vectors = embedder.embed(heads + asked)  # no lock held
     embedding = time.perf_counter() - embedding
+    if asked and words is not None:
+        words.put(asked, vectors[len(heads):])
     waited = time.perf_counter()
     with store.read() as index:  # shared: recalls never wait for each other, nor for a capture's embedding
         waited = time.perf_counter() - waited

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -80,6 +80,56 @@ def keyword_channel(query: str, index: "BankIndex", n: int, archived: bool = Fal
     if search is not None:
         return search(query, n, archived=archived)
     return index.keyword.search(query, n)
+
+
+_LIST_QUESTION = re.compile(r"^\s*(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+|are\s+(?:some\s+)?(?:of\s+)?(?:the\s+)?)?"
+                            r"([a-z]+)", re.IGNORECASE)
+_NOT_PLURAL = frozenset({"does", "was", "has", "is", "this", "his", "its", "as", "yes", "us", "always"})
+
+
+def asks_for_list(query: str) -> bool:
+    """Whether ``query`` asks for several things of a kind ("What activities does Melanie do?",
+    "Which books has she read?", "What kinds of pets ...?"): its wh-word is followed by a plural noun.
+
+    Example:
+        >>> asks_for_list("What items has Melanie bought?"), asks_for_list("What did Melanie paint?")
+        (True, False)
+    """
+    m = _LIST_QUESTION.match(query)
+    if m is None:
+        return False
+    word = m.group(1).lower()
+    return len(word) >= 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _NOT_PLURAL
+
+
+def speaker_channel(query: str, named: Iterable[str], index: "BankIndex", n: int,
+                    extra_terms: Mapping[str, float] | None = None) -> list[tuple[str, float]]:
+    """The turns of the people the query names, ranked by BM25 of its other words (plus the
+    ``extra_terms`` of keyword expansion) over every unit: "What items has Melanie bought?" scores
+    each of Melanie's turns, in every session, by "items", "bought" and the bank's words near them,
+    without the name, which all of her turns carry. Top ``n``; empty when no unit's speaker is named."""
+    people = {name.lower() for name in named}
+    if not people:
+        return []
+    units = index.units
+    drop = {stem for name in people for stem in tokenize(name)}
+    qtf: dict[str, float] = {}
+    for tok in tokenize(query):
+        if tok not in drop:
+            qtf[tok] = qtf.get(tok, 0.0) + 1.0
+    for term, w in (extra_terms or {}).items():
+        if term not in drop:
+            qtf.setdefault(term, w)
+    if not qtf:
+        return []
+    out: list[tuple[str, float]] = []
+    for uid, score in index.keyword.search_terms(qtf, len(units)):
+        u = units.get(uid)
+        if u is not None and (u.speaker or "").lower() in people:
+            out.append((uid, score))
+            if len(out) >= n:
+                break
+    return out
 
 
 def session_channel(query: str, index: "BankIndex", n_sessions: int) -> dict[str, float]:

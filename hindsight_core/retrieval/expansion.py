@@ -11,12 +11,15 @@ bank words closest to it (cosine at least ``RecallConfig.expansion_min_cosine``,
 an expansion always matches something, and a word used by more than ``expansion_max_df`` units
 (a chat filler) is never added.
 
-Words enter the vocabulary lazily: a recall embeds the words of the units stored since the
-previous recall (:meth:`Vocabulary.missing`, in the same model call as the query), so the write
-path pays nothing. A recall learns at most ``LEARN_PER_RECALL`` new words, so after a large import
-or a cold open the vocabulary fills over the next few recalls instead of stalling the first one
-(a 600-turn conversation holds about 2,000 distinct words; kept as float32, 1.5 KB each with
-384 dimensions, for as long as the bank's index is open).
+Words enter the vocabulary off the recall path: after a capture stores units, and when a recall
+finds the vocabulary behind the bank (a bank opened without a snapshot, an import), the bank's
+background queue runs :func:`hindsight_core._expansion_ops.learn_vocabulary`, which embeds the new
+units' words in chunks of ``LEARN_CHUNK`` (:meth:`Vocabulary.missing_at_most`). A recall embeds
+only the question's own words the bank does not use, in the same model call as the question, and
+expands from the words learnt so far. The vocabulary is kept with the bank's snapshot
+(:meth:`Vocabulary.export_columns`), so a large bank reopens with it. A 600-turn conversation holds
+about 2,000 distinct words; kept as float32, 1.5 KB each with 384 dimensions, for as long as the
+bank's index is open.
 
 Example:
     >>> from hindsight_core.testing import HashEmbedder
@@ -30,24 +33,25 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import weakref
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from hindsight_core.storage.keyword import STOPWORDS, tokenize
 
 __all__ = ["Vocabulary", "ExpansionPlan", "plan_expansion", "vocabulary_of", "query_words", "unit_words", "expand",
-           "MIN_WORD_CHARS", "LEARN_PER_RECALL"]
+           "MIN_WORD_CHARS", "LEARN_CHUNK"]
 
 #: Words shorter than this are neither expanded nor added ("ok", "yo"): their vectors are noise.
 MIN_WORD_CHARS = 3
-#: New vocabulary words one recall embeds at most: one-word texts cost the model about 0.5 ms each
-#: on a busy 2-core CPU, so this bounds what a recall after a cold open of a big bank pays (a
-#: 100,000-unit bank has tens of thousands of words); the rest are learnt by the next recalls.
-LEARN_PER_RECALL = 256
+#: New vocabulary words one background model call embeds at most: one-word texts cost the model
+#: about 0.5 ms each on a busy 2-core CPU, so a chunk holds the model for about 30 ms and a
+#: recall's own model call never queues long behind the learning of a big bank's vocabulary.
+LEARN_CHUNK = 64
 _WORD = re.compile(r"[a-z]+")
 _VOCABULARIES: "weakref.WeakKeyDictionary[Any, Vocabulary]" = weakref.WeakKeyDictionary()
 _REGISTRY_LOCK = threading.Lock()
@@ -82,9 +86,55 @@ class Vocabulary:
         self._blocks: list[np.ndarray] = []  # float32 rows, joined on the next search
         self._seen: set[str] = set()  # unit ids whose words are in the vocabulary
         self._revision: object = None
+        self._queued = False  # a background job is learning (or about to learn) this bank's words
 
     def __len__(self) -> int:
         return len(self._stems)
+
+    def behind(self, revision: object) -> bool:
+        """Whether units may have been stored since the last complete :meth:`learn` (always True
+        for an unknown ``revision``)."""
+        return revision is None or revision != self._revision
+
+    def claim(self) -> bool:
+        """True once, until :meth:`release`: the caller queues the one background job that learns."""
+        with self._lock:
+            if self._queued:
+                return False
+            self._queued = True
+            return True
+
+    def release(self) -> None:
+        """The background job that :meth:`claim` queued has ended (or was not queued)."""
+        with self._lock:
+            self._queued = False
+
+    def export_columns(self, unit_ids: Sequence[str]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """``({"stems": [...]}, {"vectors": float32 rows, "seen": bool per unit of unit_ids})``, for a
+        bank snapshot: plain data only (see :mod:`hindsight_core.storage.snapshot`)."""
+        with self._lock:
+            if len(self._blocks) > 1:
+                self._blocks = [np.vstack(self._blocks)]
+            vectors = self._blocks[0] if self._blocks else np.zeros((0, 0), dtype=np.float32)
+            seen = np.fromiter((uid in self._seen for uid in unit_ids), dtype=bool, count=len(unit_ids))
+            return {"stems": list(self._stems)}, {"vectors": vectors, "seen": seen}
+
+    def import_columns(self, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray], unit_ids: Sequence[str],
+                       dim: int) -> None:
+        """Install what :meth:`export_columns` gave for the bank's ``unit_ids`` (vectors of ``dim``);
+        raises ``ValueError`` on a malformed part, leaving the vocabulary as it was."""
+        stems, vectors, seen = meta["stems"], arrays["vectors"], arrays["seen"]
+        if not isinstance(stems, list) or not all(isinstance(x, str) and x for x in stems) or len(set(stems)) != len(stems):
+            raise ValueError("vocabulary stems are not distinct non-empty strings")
+        if stems and (vectors.dtype != np.float32 or vectors.shape != (len(stems), dim)):
+            raise ValueError(f"vocabulary vectors of shape {vectors.shape}, not {(len(stems), dim)}")
+        if seen.dtype != bool or seen.shape != (len(unit_ids),):
+            raise ValueError("vocabulary's unit mask does not match the bank's units")
+        with self._lock:
+            self._stems, self._known = list(stems), set(stems)
+            self._blocks = [vectors] if stems else []
+            self._seen = {uid for uid, was in zip(unit_ids, seen.tolist()) if was}
+            self._revision = None  # the next recall checks for units it has not seen
 
     def missing(self, units: Mapping[str, Any], revision: object = None) -> tuple[list[str], list[str]]:
         """``(words, unit ids)``: the words of ``units`` (id -> object with ``.text``) not in the
@@ -95,7 +145,7 @@ class Vocabulary:
         return words, ids
 
     def missing_at_most(self, units: Mapping[str, Any], revision: object = None,
-                        limit: int | None = LEARN_PER_RECALL) -> tuple[list[str], list[str], bool]:
+                        limit: int | None = LEARN_CHUNK) -> tuple[list[str], list[str], bool]:
         """:meth:`missing` for the units whose new words fit in ``limit`` (None: all of them), and
         whether that covered every unit not collected yet (hand ``revision`` to :meth:`learn` only
         then, so the next call scans for the rest). The first unit is always taken whole."""
@@ -162,6 +212,7 @@ class Vocabulary:
         return out
 
 
+@functools.lru_cache(maxsize=65_536)  # a bank's words repeat: learning a 600-turn bank stems ~6,000 words
 def _stem_of(word: str) -> str:
     toks = tokenize(word)
     return toks[0] if len(toks) == 1 else ""
@@ -197,48 +248,49 @@ def expand(words: Sequence[str], vectors: np.ndarray, vocab: Vocabulary, *, term
 class ExpansionPlan:
     """What one recall must embed for its expansion, and how it turns the vectors into terms.
 
-    :func:`plan_expansion` lists the texts (the question's words, then the vocabulary words not yet
-    embedded); the caller embeds them in the same model call as the question and hands the vectors
-    to :meth:`finish`, which learns the new words and returns the extra keyword terms.
+    :func:`plan_expansion` lists the texts (the question's words the bank does not use: a word it
+    uses has its vector kept); the caller embeds them in the same model call as the question and
+    hands the vectors to :meth:`finish`, which returns the extra keyword terms. ``behind`` says the
+    vocabulary has not learnt every stored unit yet (queue the background learning).
     """
 
-    __slots__ = ("vocab", "words", "known", "missing", "unit_ids", "revision")
+    __slots__ = ("vocab", "words", "known", "behind")
 
-    def __init__(self, vocab: Vocabulary, words: list[str], missing: list[str], unit_ids: list[str],
-                 revision: object) -> None:
+    def __init__(self, vocab: Vocabulary, words: list[str], behind: bool = False,
+                 kept: Callable[[list[str]], list[np.ndarray | None]] | None = None) -> None:
         self.vocab = vocab
         self.words = words
-        # a question word the bank already uses is not embedded again: its kept vector stands for it
+        # a question word the bank already uses is not embedded again: its kept vector stands for
+        # it; ``kept`` looks the others up among word vectors embedded before (any bank's)
         self.known = {w: v for w in words if (v := vocab.vector_of(w)) is not None}
-        self.missing = missing
-        self.unit_ids = unit_ids
-        self.revision = revision
+        if kept is not None and len(self.known) < len(words):
+            rest = [w for w in words if w not in self.known]
+            self.known.update((w, v) for w, v in zip(rest, kept(rest)) if v is not None)
+        self.behind = behind
 
     @property
     def texts(self) -> list[str]:
         """The texts to embed, in the order :meth:`finish` expects their vectors: the question's
-        words the bank does not use, then the bank's words not embedded yet."""
-        return [w for w in self.words if w not in self.known] + self.missing
+        words the bank does not use."""
+        return [w for w in self.words if w not in self.known]
 
     def finish(self, vectors: np.ndarray, keyword: Any, cfg: Any) -> dict[str, float]:
-        """Learn the new vocabulary words and return ``{stem: weight}`` for the keyword query;
-        ``keyword`` is the bank's :class:`~hindsight_core.storage.keyword.KeywordIndex`, ``cfg`` its
+        """``{stem: weight}`` for the keyword query; ``vectors`` are :attr:`texts`' rows, ``keyword``
+        the bank's :class:`~hindsight_core.storage.keyword.KeywordIndex`, ``cfg`` its
         :class:`~hindsight_core.retrieval.config.RecallConfig`."""
-        vectors = np.asarray(vectors, dtype=np.float32)
-        n = len(self.words) - len(self.known)
-        self.vocab.learn(self.missing, vectors[n:], self.unit_ids, self.revision)
         if not self.words:
             return {}
-        fresh = iter(vectors[:n])
+        count = len(self.texts)
+        fresh = iter(np.asarray(vectors, dtype=np.float32).reshape(count, -1) if count else ())
         own = np.stack([self.known[w] if w in self.known else next(fresh) for w in self.words])
         return expand(self.words, own, self.vocab, terms=cfg.expansion_terms, min_cosine=cfg.expansion_min_cosine,
                       weight=cfg.expansion_weight, document_frequency=keyword.document_frequency, max_df=cfg.expansion_max_df)
 
 
-def plan_expansion(query: str, index: Any, speakers: Iterable[str], revision: object = None) -> ExpansionPlan:
-    """The :class:`ExpansionPlan` of ``query`` on ``index`` (a bank index: ``units`` by id); call it
-    under the bank's read lock. ``revision`` is the index revision when it has one (skips the scan
-    for new units when nothing changed)."""
+def plan_expansion(query: str, index: Any, speakers: Iterable[str], revision: object = None,
+                   kept: Callable[[list[str]], list[np.ndarray | None]] | None = None) -> ExpansionPlan:
+    """The :class:`ExpansionPlan` of ``query`` on ``index`` (a bank index), under the bank's read
+    lock; ``revision`` is the index revision when it has one (``behind`` is True without one);
+    ``kept(words)`` gives the vectors of words embedded before (None for the others)."""
     vocab = vocabulary_of(index)
-    missing, unit_ids, complete = vocab.missing_at_most(index.units, revision)
-    return ExpansionPlan(vocab, query_words(query, speakers), missing, unit_ids, revision if complete else None)
+    return ExpansionPlan(vocab, query_words(query, speakers), vocab.behind(revision), kept)

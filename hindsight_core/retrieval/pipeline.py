@@ -141,8 +141,13 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
                                                  cfg.feedback_query_weight)
     else:
         ranked["feedback"] = []
+    if cfg.aggregate_weight and q_entities and ch.asks_for_list(req.query):
+        ranked["speaker"] = ch.speaker_channel(text, q_entities, index, cfg.aggregate_top, req.extra_terms)
+    else:
+        ranked["speaker"] = []
     in_pool = set(pool0)
-    extra = [uid for name in ("graph", "feedback") for uid, _ in ranked[name][: cfg.expand] if uid not in in_pool]
+    extra = [uid for name in ("graph", "feedback", "speaker") for uid, _ in ranked[name][: cfg.expand if name != "speaker" else None]
+             if uid not in in_pool]
     extra = list(dict.fromkeys(extra))
     pool = with_neighbours(pool0 + extra) if extra else pool0
     successor_of = present.predecessors(pool, index, req.statuses)  # stale facts are scored for their successor
@@ -156,6 +161,9 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
         fmap = dict(ranked["feedback"])
         extras = {"graph": (np.array([gmap.get(i, 0.0) for i in pool]), cfg.graph_weight),
                   "feedback": (np.array([fmap.get(i, 0.0) for i in pool]), cfg.feedback_weight)}
+        if ranked["speaker"]:
+            smap = dict(ranked["speaker"])
+            extras["speaker"] = (np.array([smap.get(i, 0.0) for i in pool]), cfg.aggregate_weight)
         if cfg.current_phrase_weight and ch.asks_current(req.query):
             extras["phrase"] = (ch.phrase_scores(text, pool, index), cfg.current_phrase_weight)
         final = scorer.score(pool, extras)

@@ -34,6 +34,9 @@ dtypes and shapes, and read back as views with :func:`numpy.frombuffer`: no per-
 are stored, only plain numeric dtypes are accepted (nothing in the file can name code), and loading
 costs a few bulk conversions (see :meth:`LiveIndex.export_columns`). A CRC-32 of the payload catches
 torn or corrupted files. Version 1 files (pickles) are ignored and rebuilt like any other version.
+The bank's keyword-expansion vocabulary (its words' vectors, ``retrieval/expansion.py``) rides
+along as optional ``vocabulary`` parts: a file without them opens with an empty vocabulary, and
+one whose vocabulary does not fit opens without it (see :func:`_install_vocabulary`).
 
 Example:
     >>> import tempfile
@@ -140,6 +143,7 @@ class SnapshotDir:
         with index.lock:
             meta, arrays = index.export_columns()
             count = len(index.units)
+            _add_vocabulary(index, meta, arrays)
         parts = _pack_parts(meta, arrays)
         crc = 0
         for part in parts:
@@ -229,12 +233,39 @@ class SnapshotDir:
                 return "payload does not match its header"
             with index.lock:
                 index.import_columns(meta, arrays)
+                _install_vocabulary(index, meta, arrays)
         except Exception as exc:  # noqa: BLE001 - any bad payload means: rebuild
             return f"unreadable payload ({type(exc).__name__}: {exc})"
         finally:
             if gc_was_on:
                 gc.enable()
         return None
+
+
+def _add_vocabulary(index: "LiveIndex", meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+    """Add the bank's keyword-expansion vocabulary (``retrieval/expansion.py``: its words' vectors,
+    which cost a model call per word to learn again) to an exported state, when it has one."""
+    from hindsight_core.retrieval.expansion import vocabulary_of
+
+    vocab = vocabulary_of(index)
+    if len(vocab):
+        part, columns = vocab.export_columns(meta["units"]["id"])
+        meta["vocabulary"] = part
+        arrays.update((f"vocabulary.{name}", value) for name, value in columns.items())
+
+
+def _install_vocabulary(index: "LiveIndex", meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+    """Install the vocabulary :func:`_add_vocabulary` saved, if any: a snapshot without one (or with
+    one that does not fit) opens with an empty vocabulary, which the bank's background queue fills."""
+    if "vocabulary" not in meta:
+        return
+    from hindsight_core.retrieval.expansion import vocabulary_of
+
+    columns = {k[len("vocabulary."):]: v for k, v in arrays.items() if k.startswith("vocabulary.")}
+    try:
+        vocabulary_of(index).import_columns(meta["vocabulary"], columns, meta["units"]["id"], index.dim)
+    except (KeyError, TypeError, ValueError) as exc:
+        log.info("index snapshot's vocabulary not used (%s); it is learnt again", exc)
 
 
 def _pack(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> bytes:

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from hindsight_core import CacheConfig, MemoryEngine
+from hindsight_core._expansion_ops import learn_vocabulary
 from hindsight_core.storage.live_index import LiveIndex
 from hindsight_core.testing import HashEmbedder
 
@@ -100,6 +101,8 @@ def _open_pair(tmp_path, monkeypatch) -> tuple[MemoryEngine, MemoryEngine]:
     rebuilt._snapshots = None
     rebuilt._live_index("big")
     assert rebuilds == ["x"]
+    for engine in (from_snapshot, rebuilt):  # keyword expansion's vocabulary: kept in the snapshot, learnt after a rebuild
+        learn_vocabulary(engine.bank("big").store)
     return from_snapshot, rebuilt
 
 
@@ -117,6 +120,7 @@ def test_recall_after_a_snapshot_open_equals_recall_after_a_rebuild(tmp_path, mo
 
     for engine in (from_snapshot, rebuilt):  # a new unit lands in both the same way
         engine.bank("big").capture("Bob moved the billing service to port 7070.", session_id="s1")
+        assert engine.drain(60)  # its words are learnt in the background before the recalls
     after = [_answers(e) for e in (from_snapshot, rebuilt)]
     strip = [[tuple((s, c) for _, s, c in hits) for hits in answers] for answers in after]  # new ids differ
     assert strip[0] == strip[1]

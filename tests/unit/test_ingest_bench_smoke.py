@@ -28,6 +28,9 @@ def test_ingest_benchmark_reports_both_modes_with_a_stage_breakdown():
             assert res["stage_calls"][stage] > 0, f"{mode}: stage {stage} was never timed"
     assert out["runs"]["batch"][0]["embedding_calls"] == 1  # 24 turns: one batch, one model call
     assert out["runs"]["single"][0]["embedding_calls"] == 24  # one call per captured turn
+    for res in (out["runs"]["batch"][0], out["runs"]["single"][0]):  # the words learnt in the background count too
+        assert res["vocabulary_words"] > 0 and res["vocabulary_learning_s"] > 0
+        assert res["ratio_with_vocabulary"] >= res["ratio"]
 
 
 def test_each_run_starts_with_the_write_path_caches_empty():

@@ -173,3 +173,22 @@ def test_current_value_questions_weigh_the_subject_phrase() -> None:
     assert scores["service"] > scores["api"] > 0 and scores["other"] > 0  # "catalog service" beats "store data"
     assert ch.asks_current("Where does the catalog service store its data now?")
     assert not ch.asks_current("Where did Caroline go last week?")
+
+
+def test_speaker_channel_ranks_the_named_persons_turns_by_the_questions_other_words(index: InMemoryBankIndex) -> None:
+    from hindsight_core.storage.keyword import tokenize
+
+    query = "Which pottery class did Melanie take?"
+    assert [u for u, _ in ch.speaker_channel(query, ["melanie"], index, 5)] == ["t3"]  # not Caroline's pottery turn
+    camping = {tokenize("camping")[0]: 0.5}  # a keyword-expansion term
+    assert [u for u, _ in ch.speaker_channel(query, ["melanie"], index, 5, camping)] == ["t3", "t5"]
+    assert ch.speaker_channel(query, [], index, 5) == []  # names no one
+    assert ch.speaker_channel("Melanie?", ["melanie"], index, 5) == []  # nothing but the name
+    listing = "Which classes did Melanie take?"  # asks for several things: the channel runs
+    assert ch.asks_for_list(listing) and not ch.asks_for_list(query)
+    found = retrieve(_req(listing, k=6), index, RecallConfig(aggregate_weight=0.5))[0]
+    assert any(name == "speaker" for c in found for name, _, _ in c.channels if c.id == "t3")
+    one = retrieve(_req(query, k=6), index, RecallConfig(aggregate_weight=0.5))[0]
+    assert not any(name == "speaker" for c in one for name, _, _ in c.channels)  # one thing asked: no channel
+    plain = retrieve(_req(listing, k=6), index, RecallConfig())[0]
+    assert not any(name == "speaker" for c in plain for name, _, _ in c.channels)  # off by default

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime, timezone
 from typing import Sequence
 
@@ -10,7 +11,8 @@ import numpy as np
 from hindsight_core import CaptureItem, MemoryEngine
 from hindsight_core.retrieval import channels as ch
 from hindsight_core.retrieval.config import RecallConfig
-from hindsight_core.retrieval.expansion import Vocabulary, expand, plan_expansion, query_words, unit_words
+from hindsight_core._expansion_ops import WordCache, learn_vocabulary
+from hindsight_core.retrieval.expansion import Vocabulary, expand, plan_expansion, query_words, unit_words, vocabulary_of
 from hindsight_core.retrieval.memory_index import InMemoryBankIndex
 from hindsight_core.retrieval.types import IndexedUnit
 from hindsight_core.storage.keyword import tokenize
@@ -114,40 +116,51 @@ def test_keyword_channel_matches_the_added_terms_and_keeps_the_query_terms() -> 
         ch.keyword_channel("activities lunch", idx, 10, archived=True)
 
 
-def test_plan_embeds_the_vocabulary_once_and_expands_from_it() -> None:
+def test_plan_embeds_only_the_question_words_the_bank_does_not_use() -> None:
     idx = _index()
     emb = _SynonymEmbedder()
     cfg = RecallConfig(expansion_weight=0.5)
-    plan = plan_expansion("What activities does Melanie enjoy?", idx, {"melanie"})
-    assert plan.words == ["activities", "enjoy"]
-    assert "pottery" in plan.missing and "budget" in plan.missing
+    plan = plan_expansion("What activities does Melanie enjoy?", idx, {"melanie"}, revision=1)
+    assert plan.words == ["activities", "enjoy"] and plan.texts == ["activities", "enjoy"]
+    assert plan.behind  # nothing learnt yet: the caller queues the learning
+    assert plan.finish(emb.embed(plan.texts), idx.keyword, cfg) == {}  # an empty vocabulary adds nothing
+    vocab = vocabulary_of(idx)
+    words, ids = vocab.missing(idx.units)
+    vocab.learn(words, emb.embed(words), ids, revision=1)
+    plan = plan_expansion("What activities does Melanie enjoy?", idx, {"melanie"}, revision=1)
+    assert not plan.behind and plan.texts == ["activities", "enjoy"]
     extra = plan.finish(emb.embed(plan.texts), idx.keyword, cfg)
     assert tokenize("pottery")[0] in extra and tokenize("camping")[0] in extra
     assert tokenize("budget")[0] not in extra
-    again = plan_expansion("What activities does Melanie enjoy?", idx, {"melanie"})
-    assert again.missing == [] and again.unit_ids == []  # learnt: the next recall embeds only its own words
+    known = plan_expansion("Any pottery?", idx, set(), revision=1)
+    assert known.texts == []  # a word the bank uses: its kept vector serves
+    assert list(known.finish(np.zeros((0, 64)), idx.keyword, cfg)) == tokenize("camping")
+    assert plan_expansion("Any pottery?", idx, set(), revision=2).behind  # a write since: learn again
 
 
-ON = RecallConfig(expansion_weight=0.5)  # off by default: see RecallConfig.expansion_weight
+ON = RecallConfig(expansion_weight=0.5)
 
 
-def test_recall_through_the_engine_finds_a_turn_by_an_expanded_word() -> None:
+def test_recall_through_the_engine_finds_a_turn_by_an_expanded_word_learnt_in_the_background() -> None:
     emb = _SynonymEmbedder()
     with MemoryEngine.ephemeral(embedder=emb) as engine:
-        bank = engine.bank("expansion")
+        bank = engine.bank("expansion", recall=ON)
         fillers = [f"Filler number {n} about the budget meeting and the lunch menu" for n in range(12)]
         items = [CaptureItem(text=t, session_id="s1", mentioned_at=NOW) for t in
                  ["Signed up for a pottery class yesterday", *fillers]]
         bank.capture_many(items)
+        assert engine.drain(30)  # the capture queued the learning of its words
+        assert "pottery" in [w for call in emb.calls for w in call]
         emb.calls.clear()
-        on = bank.recall("What activities?", k=5, config=ON)
-        assert len(emb.calls) == 1 and emb.calls[0][:2] == ["What activities?", "activities"]  # one model call
+        on = bank.recall("What activities?", k=5)
+        assert emb.calls == [["What activities?", "activities"]]  # one model call, no vocabulary in it
         emb.calls.clear()
-        bank.recall("What activities?", k=5, config=ON)
-        assert emb.calls == [["What activities?", "activities"]]  # the vocabulary is embedded once
-        emb.calls.clear()
-        bank.recall("Any pottery?", k=5, config=ON)
+        bank.recall("Any pottery?", k=5)
         assert emb.calls == [["Any pottery?"]]  # a word the bank uses is not embedded again
+        emb.calls.clear()
+        engine.bank("other", recall=ON).recall("Which activities?", k=5)
+        assert emb.calls == [["Which activities?"]]  # nor one an earlier recall embedded (any bank)
+        assert engine.drain(30) and len(emb.calls) == 1  # nothing new to learn: no background model call
         off = bank.recall("What activities?", k=5, config=RecallConfig(expansion_weight=0.0))
 
     def keyword_hits(result: object) -> list[str]:
@@ -157,7 +170,43 @@ def test_recall_through_the_engine_finds_a_turn_by_an_expanded_word() -> None:
     assert keyword_hits(off) == []  # "activities" is in no turn
 
 
-def test_a_recall_learns_a_bounded_number_of_words_and_the_next_ones_learn_the_rest() -> None:
+def test_a_recall_that_finds_the_vocabulary_behind_queues_one_learning_job() -> None:
+    emb = _SynonymEmbedder()
+    with MemoryEngine.ephemeral(embedder=emb) as engine:
+        bank = engine.bank("behind", recall=RecallConfig(expansion_weight=0.0))  # its captures queue nothing
+        bank.capture_many([CaptureItem(text=f"Went camping at lake number {n}", session_id="s1") for n in range(5)])
+        assert engine.drain(30)
+        emb.calls.clear()
+        assert len(vocabulary_of(engine._live_index("behind"))) == 0
+        bank.recall("What activities?", k=3, config=ON)  # behind: queues the learning, does not embed it
+        assert emb.calls[0] == ["What activities?", "activities"]
+        bank.recall("What activities?", k=3, config=ON)
+        assert engine.drain(30)
+        learning = [call for call in emb.calls if "camping" in call]
+        assert len(learning) == 1  # one job for both recalls, all words in one chunk
+        assert len(vocabulary_of(engine._live_index("behind"))) >= 3  # went, camping, lake, number
+
+
+def test_learning_runs_in_chunks_of_whole_units() -> None:
+    emb = HashEmbedder(16)
+    calls: list[int] = []
+
+    class _Store:  # the two things learn_vocabulary uses of a UnitStore
+        embedder = type("E", (), {"embed": staticmethod(lambda texts: calls.append(len(texts)) or emb.embed(texts))})()
+        idx = _index()
+
+        @contextlib.contextmanager
+        def read(self):  # type: ignore[no-untyped-def]
+            yield self.idx
+
+    store = _Store()
+    store.idx.revision = 7  # type: ignore[attr-defined]
+    assert learn_vocabulary(store, chunk=4) == len(vocabulary_of(store.idx)) > 4  # type: ignore[arg-type]
+    assert len(calls) > 1 and max(calls) <= 6  # the first unit is taken whole even past the chunk
+    assert not vocabulary_of(store.idx).behind(7)
+
+
+def test_missing_words_come_a_bounded_number_at_a_time_and_whole_units_only() -> None:
     letters = "bcdfghjkmp"  # ten distinct words per slot, none a stopword or stem of another
     units = {f"u{n}": IndexedUnit(f"u{n}", n, f"alpha{c}q betta{c}q gamma{c}q", "world", "active", "user", None,
                                   None, None, 0.0, (), 0.5, 1.0, 0.0) for n, c in enumerate(letters)}
@@ -175,3 +224,28 @@ def test_a_recall_learns_a_bounded_number_of_words_and_the_next_ones_learn_the_r
             break
     assert rounds == 5 and sorted(learnt_ids) == sorted(units) and len(vocab) == 30
     assert vocab.missing_at_most(units, revision=1) == ([], [], True)  # complete: no scan at this revision
+
+
+def test_a_rebuilt_bank_learns_its_words_again_from_the_embedders_word_cache() -> None:
+    emb = _SynonymEmbedder()
+    with MemoryEngine.ephemeral(embedder=emb) as engine:
+        bank = engine.bank("cached", recall=ON)
+        bank.capture_many([CaptureItem(text=f"Went camping at lake number {n}", session_id="s1") for n in range(5)])
+        assert engine.drain(30)
+        size = len(vocabulary_of(engine._live_index("cached")))
+        bank.store.forget()  # as when the bank leaves the engine's cache: rebuilt, vocabulary empty
+        assert len(vocabulary_of(engine._live_index("cached"))) == 0
+        emb.calls.clear()
+        bank.recall("What activities?", k=3)
+        assert engine.drain(30)
+        assert emb.calls == [["What activities?", "activities"]]  # the words came from the cache
+        assert len(vocabulary_of(engine._live_index("cached"))) == size
+
+
+def test_word_cache_keeps_the_most_recently_used_words_by_hash() -> None:
+    cache = WordCache(size=2)
+    cache.put(["alpha", "beta"], np.eye(2, dtype=np.float32))
+    assert cache.get(["alpha"])[0].tolist() == [1.0, 0.0]  # alpha is now the most recent
+    cache.put(["gamma"], np.ones((1, 2), dtype=np.float32))
+    assert [row is not None for row in cache.get(["alpha", "beta", "gamma"])] == [True, False, True]
+    assert all(isinstance(key, bytes) for key in cache._rows)  # no word text kept
