@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 
@@ -38,6 +39,24 @@ def mem_engine(embedder):
     eng = MemoryEngine.ephemeral(embedder=embedder)
     yield eng
     eng.close()
+
+
+@pytest.fixture
+def run_threads():
+    """``run_threads(target, count)``: ``target(n)`` in ``count`` threads at once, each joined;
+    fails, instead of hanging the suite, when one has not returned after ``join_s`` (a deadlock).
+    Workers record their own errors: what a test asserts about them differs from test to test."""
+
+    def run(target, count: int, *, join_s: float = 120.0) -> None:
+        threads = [threading.Thread(target=target, args=(n,)) for n in range(count)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(join_s)
+        stuck = sum(t.is_alive() for t in threads)
+        assert not stuck, f"{stuck} of {count} threads never returned (deadlock?)"
+
+    return run
 
 
 def pytest_collection_modifyitems(config, items):

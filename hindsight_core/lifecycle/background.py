@@ -23,8 +23,10 @@ Example:
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
+import weakref
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -186,6 +188,20 @@ class BackgroundQueue:
                     time.sleep(self.backoff_s * attempt)
 
 
+#: At interpreter exit, how long to wait for a job already running (say, a model call) to finish.
+_EXIT_JOIN_S = 10.0
+_POOLS: "weakref.WeakSet[WorkerPool]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_pools_at_exit() -> None:
+    """A worker still inside a model call when the process tears down native libraries aborts the
+    process ("terminate called without an active exception"): a script that never calls
+    ``close()`` must still exit cleanly. Jobs not started are dropped, as daemon threads always did."""
+    for pool in list(_POOLS):
+        pool._stop_at_exit()
+
+
 class WorkerPool:
     """A fixed number of worker threads serving any number of per-bank :class:`BackgroundQueue` s.
 
@@ -210,6 +226,8 @@ class WorkerPool:
         # job wakes them only if it is due before the earliest of these (see _wake).
         self._sleeping: dict[int, float] = {}
         self.wakeups = 0  # times _wake woke the idle workers (a counter for tests and diagnosis)
+        self._exiting = False  # the interpreter is exiting: start no job (_stop_pools_at_exit)
+        _POOLS.add(self)
 
     def queue(self, key: str) -> BackgroundQueue:
         """The queue of ``key`` (a bank id), created on first use."""
@@ -286,6 +304,15 @@ class WorkerPool:
                 thread.join(timeout)
         return done
 
+    def _stop_at_exit(self) -> None:
+        with self._cond:
+            self._exiting = True
+            self._cond.notify_all()
+            threads = list(self._threads)
+        for thread in threads:
+            if thread is not threading.current_thread():
+                thread.join(_EXIT_JOIN_S)
+
     # ---- workers (callers hold self._cond) -------------------------------------------------------
     def _wake(self, queue: BackgroundQueue) -> None:
         """``queue`` has a new job (or one brought forward): mark it ready, start a worker if one is
@@ -315,6 +342,8 @@ class WorkerPool:
         idle_since = time.monotonic()
         with self._cond:
             while True:
+                if self._exiting:
+                    break
                 now = time.monotonic()
                 best, best_due = None, None
                 for queue in list(self._ready):

@@ -209,7 +209,8 @@ def test_pending_hits_are_written_at_close_and_before_eviction(tmp_path, write_b
 
 # ---- eviction under concurrent use ---------------------------------------------------------------
 @pytest.mark.parametrize("persistent", [False, True], ids=["memory", "folder"])
-def test_evicted_banks_lose_no_write_or_hit_and_serve_nothing_stale(tmp_path, persistent, write_back_later):
+def test_evicted_banks_lose_no_write_or_hit_and_serve_nothing_stale(tmp_path, persistent, write_back_later,
+                                                                    run_threads):
     cache = CacheConfig(max_banks=3, snapshot_min_units=1)
     engine = (MemoryEngine(tmp_path / "store", embedder=HashEmbedder(dim=64), cache=cache) if persistent
               else MemoryEngine.ephemeral(embedder=HashEmbedder(dim=64), cache=cache))
@@ -241,11 +242,7 @@ def test_evicted_banks_lose_no_write_or_hit_and_serve_nothing_stale(tmp_path, pe
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
-    threads = [threading.Thread(target=worker, args=(s,)) for s in range(5)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(worker, 5)
     assert not errors, errors[0]
     assert engine.drain(60) and engine.background_failures() == []
     assert engine._indexes.evictions > 0

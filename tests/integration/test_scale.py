@@ -161,7 +161,8 @@ _WORDS = [a + b for a in ("amber", "basil", "cobalt", "dune", "ember", "fjord", 
 
 @pytest.mark.parametrize("persistent,chroma_indexes", [(False, None), (True, None), (True, 4)],
                          ids=["memory", "folder", "folder-chroma-bound-4"])
-def test_concurrent_use_of_more_banks_than_the_cache_holds_loses_nothing(tmp_path, persistent, chroma_indexes):
+def test_concurrent_use_of_more_banks_than_the_cache_holds_loses_nothing(tmp_path, persistent, chroma_indexes,
+                                                                        run_threads):
     cache = CacheConfig(max_banks=3, snapshot_min_units=1, chroma_indexes=chroma_indexes)
     engine = (MemoryEngine(tmp_path / "store", embedder=HashEmbedder(), cache=cache) if persistent
               else MemoryEngine.ephemeral(embedder=HashEmbedder(), cache=cache))
@@ -188,11 +189,7 @@ def test_concurrent_use_of_more_banks_than_the_cache_holds_loses_nothing(tmp_pat
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
-    threads = [threading.Thread(target=worker, args=(s,)) for s in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(worker, 6)
     assert not errors, errors[0]
     assert engine.drain(60) and engine.background_failures() == []
     assert engine._indexes.evictions > 0

@@ -174,7 +174,7 @@ def test_a_capture_during_a_recall_is_applied_after_it_and_then_seen():
         engine.close()
 
 
-def test_each_thread_reads_its_own_writes_under_mixed_load():
+def test_each_thread_reads_its_own_writes_under_mixed_load(run_threads):
     """Read-your-writes: 6 threads loop capture-then-recall on one bank; every recall right after a
     capture returns that thread's new unit (its unique ticket is the query), and nothing is lost."""
     engine = MemoryEngine.ephemeral(embedder=HashEmbedder(dim=64))
@@ -200,12 +200,7 @@ def test_each_thread_reads_its_own_writes_under_mixed_load():
             except BaseException as exc:  # noqa: BLE001 - asserted below
                 errors.append(exc)
 
-        threads = [threading.Thread(target=worker, args=(n,)) for n in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(JOIN_S)
-            assert not t.is_alive(), "a worker never returned (deadlock)"
+        run_threads(worker, 6, join_s=JOIN_S)
         assert not errors and not missing
         assert len(bank.get_many(written)) == 72 and bank.count() == 73
     finally:
