@@ -334,9 +334,10 @@ _ATTRIBUTE_NOUNS = frozenset("""deadline date time day price cost budget rate fe
 role status schedule slot size count number limit amount""".split())
 
 
-def _substituted(older: str, newer: str, missing: set[str], value: tuple[str, ...] = ()) -> bool:
-    """A subject word of the earlier text is replaced by another word right before the same next
-    word: "the *data* team's budget" / "*ML* team's budget", "*Priya* leads" / "*Hiroshi* now leads"."""
+def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[str, ...] = ()) -> bool:
+    """A ``missing`` subject word of the earlier text is replaced by another word right before the
+    same next word: "the *data* team's budget" / "*ML* team's budget", "*Priya* leads" / "*Hiroshi*
+    now leads"."""
     o_words, n_words = _raw_words(older), _raw_words(newer)
     a, b = content(older), content(newer)
     short_pair = max(len(a), len(b)) <= _SHORT_STATEMENT and abs(len(a) - len(b)) <= 1
@@ -374,7 +375,7 @@ def _another_subject(older: str, part: str, o: Reading, n: Reading) -> bool:
     names_ = [x for x in o.names if x not in value]
     if not missing or (names_ and all(_present(x, n) for x in names_)):
         return False
-    return _substituted(older, part, missing, value)
+    return subject_substituted(older, part, missing, value)
 
 
 def _new_subject_word(word: str, o_words: list[str]) -> bool:
@@ -754,18 +755,18 @@ def _episode(text: str) -> bool:
 
 
 @functools.lru_cache(maxsize=_PAIR_CACHE)  # asked for both texts of every pair capture compares
-def _content_of(text: str) -> str:
+def said(text: str) -> str:
     """What a turn states: the quoted words of reported speech, without an opening address."""
-    said = _REPORTED.match(text)
-    body = said.group("said") if said else text
+    reported = _REPORTED.match(text)
+    body = reported.group("said") if reported else text
     return _ADDRESS.sub("", body, count=1) or body
 
 
 def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
-    said = _REPORTED.match(older)
-    if _episode(said.group("said") if said else older):
+    reported = _REPORTED.match(older)
+    if _episode(reported.group("said") if reported else older):
         return None, 0.0
-    older, newer = _content_of(older), _content_of(newer)
+    older, newer = said(older), said(newer)
     if older.rstrip().endswith("?") or not _one_sentence(older):
         return None, 0.0  # (before the reading below, which costs more than all the rest of a stop)
     o = read(older)
@@ -865,7 +866,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
         bool(cue) and len(nouns) >= 2 and len(missing) * 2 <= len(nouns))
     subject_names = [x for x in o.names if x not in value]
     named_subject = bool(subject_names) and all(_present(x, n) for x in subject_names)
-    if missing and not named_subject and _substituted(older, part, missing, value):
+    if missing and not named_subject and subject_substituted(older, part, missing, value):
         return None, 0.0
     # a full verb names the attribute ("stores its data", "listens on"): the later text must repeat it
     # or share a slot with it, else it is another attribute of the same subject ("moved to port 9")
@@ -898,11 +899,6 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     return None, 0.0
 
 
-def said(text: str) -> str:
-    """What a turn states: the quoted words of reported speech, without an opening address."""
-    return _content_of(text)
-
-
 def one_belief(text: str) -> bool:
     """``text`` (as :func:`said` gives it) states one present value the rules may update: one
     sentence of a few words, no question, no dialogue act or dated past event."""
@@ -912,12 +908,6 @@ def one_belief(text: str) -> bool:
 def another_id(older: str, newer: str) -> bool:
     """Both name a numbered id of one shape and not each other's ("db-primary-01" / "db-replica-03")."""
     return _other_id(read(older), read(newer))
-
-
-def subject_substituted(older: str, newer: str, missing: set[str]) -> bool:
-    """A ``missing`` subject word of ``older`` is replaced by another word in ``newer`` ("the *data*
-    team's budget" / "the *ML* team's budget")."""
-    return _substituted(older, newer, missing)
 
 
 #: Qualifiers that pick one instance among several of a kind: environments, regions, platforms,
