@@ -81,8 +81,9 @@ class WordCache:
     def put(self, words: Sequence[str], vectors: np.ndarray) -> None:
         with self._lock:
             for word, row in zip(words, np.asarray(vectors, dtype=np.float32)):
-                self._rows[self._key(word)] = row
-                self._rows.move_to_end(self._key(word))
+                key = self._key(word)
+                self._rows[key] = row
+                self._rows.move_to_end(key)  # a word already kept is refreshed too
             while len(self._rows) > self.size:
                 self._rows.popitem(last=False)
 

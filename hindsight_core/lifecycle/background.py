@@ -297,21 +297,22 @@ class WorkerPool:
             self._closed = True
             for queue in self._queues.values():
                 queue._closed = True
-            self._cond.notify_all()
-            threads = list(self._threads)
-        for thread in threads:
-            if thread is not threading.current_thread():
-                thread.join(timeout)
+        self._join_workers(timeout)
         return done
 
     def _stop_at_exit(self) -> None:
         with self._cond:
             self._exiting = True
+        self._join_workers(_EXIT_JOIN_S)
+
+    def _join_workers(self, timeout: float | None) -> None:
+        """Wake the workers to see a flag just set (closed, exiting) and join them."""
+        with self._cond:
             self._cond.notify_all()
             threads = list(self._threads)
         for thread in threads:
             if thread is not threading.current_thread():
-                thread.join(_EXIT_JOIN_S)
+                thread.join(timeout)
 
     # ---- workers (callers hold self._cond) -------------------------------------------------------
     def _wake(self, queue: BackgroundQueue) -> None:

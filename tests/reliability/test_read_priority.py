@@ -8,6 +8,7 @@ asserted. Every wait has a hang guard whose *result* is asserted.
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 
 from hindsight_core import MemoryEngine
 from hindsight_core.read_priority import ReadPriority
@@ -24,6 +25,26 @@ def _wait_for(predicate, what: str) -> None:
             return
         done.wait(0.01)
     raise AssertionError(f"never happened: {what}")
+
+
+@contextmanager
+def _recall_in_flight(reads: ReadPriority):
+    """A recall counted in ``reads`` by another thread for the length of the block."""
+    in_recall, finish = threading.Event(), threading.Event()
+
+    def recall() -> None:
+        with reads.reading():
+            in_recall.set()
+            assert finish.wait(JOIN_S)
+
+    reader = threading.Thread(target=recall)
+    reader.start()
+    assert in_recall.wait(JOIN_S)
+    try:
+        yield
+    finally:
+        finish.set()
+        reader.join(JOIN_S)
 
 
 def test_a_write_step_waits_until_the_recall_in_flight_is_done():
@@ -68,22 +89,9 @@ def test_no_recall_in_flight_means_no_wait_and_a_recall_never_waits_for_itself()
 
 def test_a_steady_stream_of_recalls_cannot_starve_a_write():
     reads = ReadPriority(max_defer_s=0.0)  # gives up at once: what a starved write does after max_defer_s
-    in_recall, finish = threading.Event(), threading.Event()
-
-    def recall() -> None:
-        with reads.reading():
-            in_recall.set()
-            assert finish.wait(JOIN_S)
-
-    reader = threading.Thread(target=recall)
-    reader.start()
-    assert in_recall.wait(JOIN_S)
-    try:
+    with _recall_in_flight(reads):
         assert reads.yield_to_reads() is True  # it did find a recall, and went on anyway
         assert reads.deferred == 1 and reads.overdue == 1
-    finally:
-        finish.set()
-        reader.join(JOIN_S)
 
 
 def test_bank_lock_holds_are_counted_per_thread():
@@ -112,23 +120,10 @@ def test_a_store_never_waits_for_recalls_while_it_holds_a_bank_lock():
         bank = engine.bank("held")
         bank.capture("Alice moved to Lisbon in March.")
         store = bank._store
-        in_recall, finish = threading.Event(), threading.Event()
-
-        def recall() -> None:
-            with store.reads.reading():
-                in_recall.set()
-                assert finish.wait(JOIN_S)
-
-        reader = threading.Thread(target=recall)
-        reader.start()
-        assert in_recall.wait(JOIN_S)
-        try:
+        with _recall_in_flight(store.reads):
             with store.write():  # a recall may be waiting for this lock: waiting for it would deadlock
                 assert store.yield_to_reads() is False
             assert store.reads.deferred == 0
-        finally:
-            finish.set()
-            reader.join(JOIN_S)
     finally:
         engine.close()
 
