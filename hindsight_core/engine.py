@@ -22,7 +22,7 @@ from hindsight_core._bank_cache import BankCache, CacheConfig
 from hindsight_core.bank import MemoryBank, _async_twin
 from hindsight_core.config import BankConfig, validate_options
 from hindsight_core.embeddings import Embedder, resolve_embedder
-from hindsight_core.errors import InvalidInputError, NotFoundError
+from hindsight_core.errors import InvalidInputError, NotFoundError, StorageError
 from hindsight_core.storage.chroma_store import ChromaStore, validate_bank_id
 from hindsight_core.lifecycle.background import BackgroundQueue, WorkerPool
 from hindsight_core.lifecycle.reflect import RuleReflector
@@ -177,8 +177,15 @@ class MemoryEngine:
                                            create=create)
             except NotFoundError:
                 return LiveIndex(self.store, None, self.embedder.dim)
-            index = LiveIndex(self.store, col, self.embedder.dim).load(
-                None if self._snapshots is None else functools.partial(self._snapshots.restore, bank_id))
+            what = f"bank {bank_id!r}"
+            self.store.ensure_readable(col, what, self.embedder.embed)  # a crash may have torn its vector files
+            restore = None if self._snapshots is None else functools.partial(self._snapshots.restore, bank_id)
+            try:
+                index = LiveIndex(self.store, col, self.embedder.dim).load(restore)
+            except StorageError as exc:  # a vector file torn past what the open's probe reads
+                if not self.store.ensure_readable(col, what, self.embedder.embed, failed=exc):
+                    raise
+                index = LiveIndex(self.store, col, self.embedder.dim).load()
             self._indexes.put(bank_id, index)
         return index
 

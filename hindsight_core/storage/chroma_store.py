@@ -21,7 +21,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -82,6 +82,11 @@ def _is_legacy_name(name: str) -> bool:
 #: was dropped reopens it by name on its next write or read, so a process that touches many banks
 #: does not keep one per bank it ever saw.
 LOG_HANDLES = 2048
+
+
+def _log_vectors(ids: Sequence[Any]) -> np.ndarray:
+    """The vectors of change-log entries: a log is read by metadata alone, but Chroma wants one."""
+    return np.ones((len(ids), 1), dtype=np.float32)
 
 
 def _log_name(bank_collection: str) -> str:
@@ -166,6 +171,7 @@ class ChromaStore:
         self.description = description
         self._owned_database = owned_database
         self._folder_lock = folder_lock  # key from storage._folder_lock (embedded folders only)
+        self._torn: dict[str, str] = {}  # collection id -> why its vector files were reset on open
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
@@ -181,24 +187,28 @@ class ChromaStore:
         import chromadb
         from chromadb.config import Settings
 
-        from hindsight_core.storage import _chroma_cache, _folder_init, _folder_lock
+        from hindsight_core.storage import _chroma_cache, _folder_init, _folder_lock, _repair
 
         if read_only or (read_only is None and _folder_init.is_read_only(path)):
             copy = _folder_init.read_only_copy(path)
             try:
+                torn = _repair.reset_torn_segments(copy)  # the copy is private: mending it changes nothing of the user's
                 client = chromadb.PersistentClient(path=copy, settings=Settings(anonymized_telemetry=False))
                 client.list_collections(limit=1)
             except Exception as exc:  # noqa: BLE001
                 shutil.rmtree(copy, ignore_errors=True)
                 raise StorageError(f"could not open the Chroma store at {path!r} read-only ({exc})") from exc
             store = cls(client, description=f"embedded Chroma at {path} (read-only)", path=path)
+            store._note_torn(torn)
             store.read_only, store._copy, store.logs_changes = True, copy, False
             return store
         lock = _folder_lock.acquire(path)  # one process per folder; see storage/_folder_lock.py
         try:
             first = _folder_lock.holders(lock) <= 1
+            torn: dict[str, str] = {}
             if first:  # first opener in this process; see _folder_init on SQLite
                 _folder_init.prepare_folder(path)  # a kill at any moment of a creation leaves a folder that opens
+                torn = _repair.reset_torn_segments(path)  # a kill mid-write of Chroma's vector files
             evictable = hnsw_cache is not None and first and _chroma_cache.store_is_evictable(path)
             names = _chroma_cache.collection_names(path) if first else None
             client = chromadb.PersistentClient(path=path, settings=Settings(anonymized_telemetry=False))
@@ -216,6 +226,7 @@ class ChromaStore:
                 "to start fresh."
             ) from exc
         store = cls(client, description=f"embedded Chroma at {path}", folder_lock=lock, path=path)
+        store._note_torn(torn)
         store.secure_delete = secure_delete
         store.legacy_names = names is None or any(_is_legacy_name(n) for n in names)
         return store
@@ -346,6 +357,58 @@ class ChromaStore:
             )
         return col  # its change log is created by the first write another engine must hear of (``_record``)
 
+    def _note_torn(self, torn: dict[str, str]) -> None:
+        for collection, why in torn.items():
+            log.warning("%s: the vector files of collection %s were torn (%s), most likely by a crash mid-write; "
+                        "they were reset and are rebuilt from its records when its bank opens",
+                        self.description, collection, why)
+        self._torn = dict(torn)
+
+    def ensure_readable(self, col: Any, what: str, embed: Callable[[Sequence[str]], Any],
+                        failed: BaseException | None = None) -> bool:
+        """Give back a collection of an embedded folder whose vector files a crash tore (``storage/_repair.py``).
+
+        ``what`` names it in messages (``"bank 'x'"``). A collection whose torn files were reset
+        before Chroma opened the folder, or that Chroma cannot load (probed with one ``count()``; with
+        ``failed``, an error a read of ``col`` raised, nothing is probed), gets every record written
+        back with ``embed(texts)``, the bank's embedder: a warning says so and True is returned.
+        """
+        folder = self._copy or self.path
+        if folder is None or col is None:  # in memory, or a server's files, which are the server's
+            return False
+        from hindsight_core.storage import _repair
+
+        why, reset, exc = self._torn.pop(str(col.id), None), False, failed
+        if why is None and exc is None:
+            try:
+                col.count()
+                return False
+            except Exception as probe:  # noqa: BLE001
+                exc = probe
+        if why is None:
+            if _repair.is_unloadable(exc):
+                why, reset = f"Chroma cannot load them: {exc}", True
+            elif failed is not None and _repair.is_missing_vectors(exc):
+                why = "records without vectors, as after a reset that was not finished"
+            elif failed is not None:
+                return False
+            else:
+                raise _storage_error(f"open {what}", exc, self.path) from exc
+        log.warning("%s: Chroma's vector files were torn, most likely by a crash mid-write (%s); writing its "
+                    "records back with their vectors", what, why)
+        try:
+            if reset:
+                _repair.reset_in_child(folder, str(col.id))
+            restored = _repair.restore_vectors(col, embed)
+        except Exception as err:  # noqa: BLE001
+            raise StorageError(
+                f"{what}: Chroma's vector files in {folder!r} were torn (a crash mid-write) and rebuilding them "
+                f"failed ({err}). The records are intact in chroma.sqlite3: open the folder again to retry, or "
+                "export the bank from a copy of the folder and import it into a new one."
+            ) from err
+        log.warning("%s: vector index rebuilt from %d records", what, restored)
+        return True
+
     def _name_of(self, bank: str) -> str:
         """The collection of ``bank``: the keyed name, or the readable name of a store from an earlier release."""
         name = _collection_name(bank)
@@ -447,6 +510,7 @@ class ChromaStore:
             if not create and _gone(exc):
                 return None  # no write of this bank was recorded yet: nothing to catch up on
             raise _storage_error("open the change log", exc, self.path) from exc
+        self.ensure_readable(log, f"the change log of {name}", _log_vectors)
         self._keep_log(key, log)
         return log
 
@@ -468,7 +532,7 @@ class ChromaStore:
         ts = time.time_ns()
         unique = list(dict.fromkeys(ids))
         try:
-            log.upsert(ids=unique, embeddings=np.ones((len(unique), 1), dtype=np.float32),
+            log.upsert(ids=unique, embeddings=_log_vectors(unique),
                        metadatas=[{"ts": ts, "op": op, "w": self.writer}] * len(unique))
         except Exception as exc:  # noqa: BLE001
             raise _storage_error("record a change", exc, self.path) from exc
