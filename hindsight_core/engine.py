@@ -182,7 +182,7 @@ class MemoryEngine:
             restore = None if self._snapshots is None else functools.partial(self._snapshots.restore, bank_id)
             try:
                 index = LiveIndex(self.store, col, self.embedder.dim).load(restore)
-            except StorageError as exc:  # a vector file torn past what the open's probe reads
+            except StorageError as exc:  # records without vectors: a repair cut off by a crash
                 if not self.store.ensure_readable(col, what, self.embedder.embed, failed=exc):
                     raise
                 index = LiveIndex(self.store, col, self.embedder.dim).load()

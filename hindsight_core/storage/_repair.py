@@ -10,8 +10,8 @@ The vector index holds nothing the records do not: each stored vector is the ban
 on the unit's text. So an embedded folder recovers in two steps:
 
 1. Before Chroma opens the folder, :func:`reset_torn_segments` checks each vector segment's files
-   (the pickle ends with pickle's STOP opcode; the ``*.bin`` files are as long as ``header.bin``
-   says) and resets a torn one: its folder and its replay position (``max_seq_id``) go, so Chroma
+   (the pickle ends with pickle's STOP opcode and counts as many elements as ``header.bin``; the
+   ``*.bin`` files are as long as ``header.bin`` says) and resets a torn one: its folder and its replay position (``max_seq_id``) go, so Chroma
    starts it afresh and replays the write log it still holds. Files that fail a check Chroma runs
    while loading are reset the same way, in a child process (:func:`reset_in_child`: the reason is
    the one in ``storage/_scrub.py``, two SQLite libraries on one file in one process defeat each
@@ -26,9 +26,11 @@ server owns its files; this runs for embedded folders only.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
+import pickletools
 import shutil
 import sqlite3
 import struct
@@ -36,7 +38,7 @@ import subprocess
 import sys
 from typing import Any, Callable, Sequence
 
-__all__ = ["is_unloadable", "is_missing_vectors", "torn_files", "reset_torn_segments", "reset_vector_segment",
+__all__ = ["CLOSED_MARK", "check_on_open", "mark_closed", "is_unloadable", "is_missing_vectors", "torn_files", "reset_torn_segments", "reset_vector_segment",
            "reset_in_child", "restore_vectors"]
 
 log = logging.getLogger("hindsight.storage")
@@ -51,6 +53,9 @@ _UNLOADABLE = "hnsw segment reader"
 #: How it reads when a record has no vector in a segment that loaded, as after a reset, until the
 #: records are written back.
 _MISSING = "error finding id"
+#: Left in a folder by a clean close: the next open skips the check of every segment's files.
+CLOSED_MARK = ".hindsight-closed"
+_PICKLE_HEAD = 256  # bytes read to find total_elements_added: Chroma writes it second, after dimensionality
 _STOP = b"."  # pickle's last opcode: a pickle cut short almost never ends with it
 _HEADER = struct.Struct("<iQQQQ")  # hnswlib's header.bin: version, level-0 offset, capacity, count, bytes per element
 _HEADER_VERSION = 1  # the only layout this check knows; other versions are left to Chroma
@@ -100,12 +105,63 @@ def torn_files(folder: str) -> str | None:
         return None
     if count > capacity:
         return "header.bin is inconsistent"
+    added = _elements_added(os.path.join(folder, "index_metadata.pickle"))
+    if added is not None and added != count:  # one file written, the other not: Chroma cannot replay its log
+        return f"index_metadata.pickle counts {added} elements, header.bin {count}"
     for name, size in (("data_level0.bin", count * per_element), ("length.bin", count * 4)):
         try:
             if os.path.getsize(os.path.join(folder, name)) < size:
                 return f"{name} is cut short"
         except FileNotFoundError:
             return f"{name} is missing"
+    return None
+
+
+def check_on_open(path: str) -> dict[str, str]:
+    """:func:`reset_torn_segments`, skipped when the folder's last process closed it cleanly.
+
+    A clean close leaves :data:`CLOSED_MARK`; it is removed here, durably, before any write, so a
+    crash from now on leaves no mark and the next open checks (about 0.1 ms per bank).
+    """
+    mark = os.path.join(path, CLOSED_MARK)
+    try:
+        os.remove(mark)
+    except FileNotFoundError:
+        return reset_torn_segments(path)
+    _sync_folder(path)
+    return {}
+
+
+def mark_closed(path: str) -> None:
+    """Leave :data:`CLOSED_MARK`: every vector file of the folder was whole when its last engine closed."""
+    with open(os.path.join(path, CLOSED_MARK), "wb"):
+        pass
+    _sync_folder(path)
+
+
+def _sync_folder(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    except OSError:  # not every file system syncs a folder; the mark is a shortcut, not a promise
+        pass
+    finally:
+        os.close(fd)
+
+
+def _elements_added(pickle_path: str) -> int | None:
+    """``total_elements_added`` from the head of Chroma's pickle, read opcode by opcode (nothing is
+    unpickled, so a crafted file runs no code); None when the head is not the expected layout."""
+    with open(pickle_path, "rb") as f:
+        head = f.read(_PICKLE_HEAD)
+    previous = None
+    try:
+        for opcode, arg, _ in pickletools.genops(io.BytesIO(head)):
+            if previous == "total_elements_added":
+                return arg if isinstance(arg, int) and opcode.name.startswith(("BININT", "LONG")) else None
+            previous = arg if isinstance(arg, str) else None
+    except ValueError:  # the head ends mid-opcode before the field
+        pass
     return None
 
 

@@ -208,7 +208,7 @@ class ChromaStore:
             torn: dict[str, str] = {}
             if first:  # first opener in this process; see _folder_init on SQLite
                 _folder_init.prepare_folder(path)  # a kill at any moment of a creation leaves a folder that opens
-                torn = _repair.reset_torn_segments(path)  # a kill mid-write of Chroma's vector files
+                torn = _repair.check_on_open(path)  # a kill mid-write of Chroma's vector files
             evictable = hnsw_cache is not None and first and _chroma_cache.store_is_evictable(path)
             names = _chroma_cache.collection_names(path) if first else None
             client = chromadb.PersistentClient(path=path, settings=Settings(anonymized_telemetry=False))
@@ -305,8 +305,13 @@ class ChromaStore:
                 pass
             if self._scrub_pending:  # a wipe after a delete failed: try once more
                 self.scrub()
-            from hindsight_core.storage import _folder_lock
+            from hindsight_core.storage import _folder_lock, _repair
 
+            if self.path is not None and _folder_lock.holders(self._folder_lock) <= 1:
+                try:
+                    _repair.mark_closed(self.path)
+                except OSError:  # best effort: without the mark the next open checks every segment
+                    pass
             _folder_lock.release(self._folder_lock)
             self._folder_lock = None
 

@@ -9,7 +9,10 @@ same vectors, and stays repaired.
 
 from __future__ import annotations
 
+import io
 import logging
+import pickletools
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -37,25 +40,34 @@ def _fill(path: Path) -> tuple[dict[str, np.ndarray], str, int]:
     return vectors, top, count
 
 
-def _tear(path: Path, name: str, *, garble: bool = False) -> None:
-    """Cut ``name`` short, or with ``garble`` overwrite its middle and keep its length and last byte
-    (what the check before Chroma opens cannot see: Chroma's own load finds it)."""
+def _tear(path: Path, name: str, how: str) -> None:
+    """Tear ``name`` as a kill mid-write does: ``cut`` short; ``garble`` its middle, keeping its
+    length and last byte (the check before Chroma opens cannot see it: Chroma's own load finds it);
+    ``stale``: the pickle one element behind ``header.bin`` (the .bin files written, the pickle not)."""
+    (path / _repair.CLOSED_MARK).unlink()  # files torn by a crash: and a crash leaves no clean-close mark
     files = list(path.glob(f"*/{name}"))
     assert len(files) == 1, f"expected one vector segment holding {name}, found {files}"
     data = files[0].read_bytes()
-    if garble:
+    if how == "garble":
         middle = len(data) // 2
-        files[0].write_bytes(data[:middle] + b"\xff" * 64 + data[middle + 64:])
+        data = data[:middle] + b"\xff" * 64 + data[middle + 64:]
+    elif how == "stale":
+        ops = list(pickletools.genops(io.BytesIO(data)))
+        at = next(n for n, (_, arg, _) in enumerate(ops) if arg == "total_elements_added") + 1
+        opcode, count, pos = ops[at]
+        assert opcode.name == "BININT", opcode.name  # serde_pickle writes a 4-byte little-endian int
+        data = data[:pos + 1] + struct.pack("<i", count - 1) + data[pos + 5:]
     else:
-        files[0].write_bytes(data[: len(data) // 2])
+        data = data[: len(data) // 2]
+    files[0].write_bytes(data)
 
 
-@pytest.mark.parametrize("torn, garble", [("index_metadata.pickle", False), ("data_level0.bin", False),
-                                          ("index_metadata.pickle", True)])
-def test_a_torn_vector_file_is_rebuilt_from_the_records(tmp_path, caplog, torn, garble):
+@pytest.mark.parametrize("torn, how", [("index_metadata.pickle", "cut"), ("data_level0.bin", "cut"),
+                                       ("index_metadata.pickle", "garble"), ("index_metadata.pickle", "stale")])
+def test_a_torn_vector_file_is_rebuilt_from_the_records(tmp_path, caplog, torn, how):
     path = tmp_path / "store"
     vectors, top, count = _fill(path)
-    _tear(path, torn, garble=garble)
+    _tear(path, torn, how)
 
     with caplog.at_level(logging.WARNING, logger="hindsight.storage"):
         engine = MemoryEngine(path, embedder=HashEmbedder(dim=64))
@@ -90,6 +102,7 @@ def test_a_reset_cut_off_before_the_vectors_were_written_back_is_finished_on_ope
     (collection_id,) = con.execute("select collection from segments where id = ?", (collection,)).fetchone()
     con.close()
     _repair.reset_vector_segment(str(path), collection_id)  # what a reset does; then the process died
+    (path / _repair.CLOSED_MARK).unlink()
 
     with caplog.at_level(logging.WARNING, logger="hindsight.storage"):
         engine = MemoryEngine(path, embedder=HashEmbedder(dim=64))
@@ -105,7 +118,7 @@ def test_a_reset_cut_off_before_the_vectors_were_written_back_is_finished_on_ope
 def test_a_failed_rebuild_says_what_happened_and_what_to_do(tmp_path):
     path = tmp_path / "store"
     _fill(path)
-    _tear(path, "index_metadata.pickle")
+    _tear(path, "index_metadata.pickle", "cut")
 
     def broken_model(texts):
         raise RuntimeError("model unavailable")
@@ -117,3 +130,16 @@ def test_a_failed_rebuild_says_what_happened_and_what_to_do(tmp_path):
             store.ensure_readable(col, "bank 'crash'", broken_model)
     finally:
         store.close()
+
+
+def test_only_a_clean_close_leaves_the_mark_that_skips_the_check(tmp_path):
+    path = tmp_path / "store"
+    engine = MemoryEngine(path, embedder=HashEmbedder(dim=64))
+    engine.bank("crash").capture("Bob owns service svc1.")
+    assert not (path / _repair.CLOSED_MARK).exists()  # open: a crash now must be checked for next time
+    engine.close()
+    assert (path / _repair.CLOSED_MARK).exists()
+    engine = MemoryEngine(path, embedder=HashEmbedder(dim=64))
+    assert engine.bank("crash").count() == 1
+    assert not (path / _repair.CLOSED_MARK).exists()  # removed on open, before any write
+    engine.close()
