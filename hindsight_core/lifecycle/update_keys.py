@@ -34,10 +34,11 @@ MAIN_VERB = re.compile(
     r"handles?|builds?|deploys?|pays?|keeps?|kept|do|does|drinks?|goes|go|serves?|stays?|lands?|volunteers?|owns?|"
     r"manages?|reports?|sends?|wants?|needs?|holds?|tops?|terminates?|stores?|hosts?|sync|syncs|arrives?|ends?|"
     r"closes?|opens?|teaches|attends?|plays?|drives?|rides?|owned|managed|led|held|located|based|called|named|"
-    r"scheduled|set|due|booked)\b|:", re.I)
+    r"scheduled|set|due|booked|puts?|writes?|sees|visits?|walks?|feeds?|bills?|charges?|points?|speaks?)\b|:", re.I)
 _COPULA = frozenset({"is", "are", "was", "were", "'s", "'re", "'m", "am", "has", "have", "do", "does", ":"})
-#: Machine output: "[jira] ...", "key=value", "Key: value" lines, a shell prompt.
-_TOOL_RECORD = re.compile(r"^\s*\[[\w .-]+\]|\b\w+=\S|^\s*\$ |\n\s*[\w ]+:\s+\S|\w+:\s+[^\s:]+\s*\|", re.M)
+#: Machine output: "[jira] ...", "key=value", "Key: value" lines, a shell prompt, a diff line.
+_TOOL_RECORD = re.compile(r"^\s*\[[\w .-]+\]|\b\w+=\S|^\s*\$ |\n\s*[\w ]+:\s+\S|\w+:\s+[^\s:]+\s*\||"
+                          r"[\w.-]+:\s*[^\s:]+\s*(?:->|→|=>)\s*\S", re.M)  # ... or a diff "key: old -> new"
 
 
 def is_tool_record(text: str) -> bool:
@@ -54,7 +55,8 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
     """``(subject words, attribute verb, value words)``: content words before the main verb, the verb
     when it is not a copula ("listens", "live"), and the words after it.
 
-    With no verb found, the first two content words are the subject.
+    With no known verb found, a statement that opens with a pronoun ("I order...", "We book...") has
+    the word after it as its verb and no subject words; any other has its first two content words.
     """
     m = MAIN_VERB.search(text)
     if m is not None and _BEFORE_COPULA.match(text, m.end()):  # "expense *reports* are due": a plural noun
@@ -62,6 +64,9 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
     if m is not None and m.group(0).lower() in _COPULA:  # "reports are *due*", "the office is *based* in"
         m = _PARTICIPLE.match(text, m.end()) or m
     if m is None:
+        own = _SPEAKER_VERB.match(text)  # "I order soy lattes": the word after the pronoun is the verb
+        if own is not None and content(own.group(1)):
+            return (), content(own.group(1))[0], content(text[own.end():])
         toks = content(text)
         return toks[:2], None, toks[2:]
     verb = m.group(m.lastindex or 0).lower()
@@ -75,6 +80,8 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
 #: A participle after a copula names the attribute ("is due", "are based in", "is pinned to").
 _PARTICIPLE = re.compile(r"\s+(?:now\s+|still\s+|currently\s+)?(due|located|based|scheduled|set|booked|held|hosted|"
                          r"stored|kept|pinned)\b", re.I)
+_SPEAKER_VERB = re.compile(r"\s*(?:I|we|you|they)\s+(?:usually\s+|always\s+|normally\s+|mostly\s+)?([a-z]+)\b",
+                           re.I)
 _PREP = re.compile(r"\s(?:at|in|of|for|on|to|from|with|by)\s", re.I)
 _BEFORE_COPULA = re.compile(r"\s+(are|is|were|was|have|has)\b", re.I)
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve".split())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from hindsight_core.lifecycle.slots import Reading, read, same_word
+from hindsight_core.lifecycle.slots import Reading, content, read, same_word
 from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, NOT_VALUE, is_tool_record, key_and_value, number_like,
                                                   present)
 from hindsight_core.lifecycle.update_values import same_number_kind
@@ -21,6 +21,8 @@ __all__ = ["tool_field_changed", "in_other_language"]
 _FIELD_EQ = re.compile(r"([A-Za-z][\w.-]*)\s*=\s*")
 _FIELD_COLON = re.compile(r"(?:^\s*|(?<=[.;|] ))([A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,2}):\s+(\S[^\n]*?)\.?$", re.M)
 _FIELD_END = re.compile(r"[,;|(\n]")
+_FIELD_DIFF = re.compile(r"([A-Za-z][\w.-]*):\s*([^\s:]+\s*(?:->|→|=>)\s*[^\s,;|]+)")
+_ARROW = re.compile(r"\s*(?:->|→|=>)\s*")
 #: Short field names and the attribute slot they fill ("qty=4" is a count, "loc=" a place).
 _FIELD_SLOTS = {"qty": "quantity", "count": "quantity", "quantity": "quantity", "num": "quantity", "n": "quantity",
                 "loc": "location", "location": "location", "site": "location", "region": "location",
@@ -40,6 +42,7 @@ def _fields(record: str) -> list[tuple[str, str]]:
             out.append((m.group(1), value))
     out += [(m.group(1), _FIELD_END.split(m.group(2), maxsplit=1)[0].strip()) for m in _FIELD_COLON.finditer(record)
             if "=" not in m.group(2)]  # "export: item=... qty=4" is a list of fields, read above
+    out += [(m.group(1), m.group(2)) for m in _FIELD_DIFF.finditer(record)]  # "config diff: a.timeout: 30 -> 45"
     return out
 
 
@@ -58,7 +61,12 @@ def tool_field_changed(older: str, newer: str, o: Reading) -> bool:
     attribute = [w for w in ([verb] if verb else []) + list(value) if not number_like(w)]
     old_values = {v for v in value if v not in NOT_VALUE and (number_like(v) or v not in subject)}
     for name, field_value in _fields(newer):
+        field_value = _ARROW.split(field_value)[-1]  # a diff "30 -> 45" holds the new value after its arrow
         keys = [k for k in re.split(r"[-_. ]+", name.lower()) if k]
+        keys += [t for k in keys for t in content(k)[:1] if t != k]  # "files=55" for "40 files"
+        owner = name.lower().rpartition(".")[0]  # "session.ttl_seconds": the session's TTL, not the cache's
+        if owner and not any(present(t, o) for t in content(owner.replace("-", " ").replace("_", " "))):
+            continue
         if not any(_FIELD_SLOTS.get(k) in o.slots or any(same_word(k, a) or k == a for a in attribute)
                    for k in keys):
             continue

@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import re
 
-from hindsight_core.lifecycle.slots import read, same_word, slots
+from hindsight_core.lifecycle.slots import Reading, read, same_word, slots
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, split_clauses,
                                                   update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_VALUE, RELATED_MIN_SIM, another_id, is_id,
@@ -37,8 +37,9 @@ from hindsight_core.lifecycle.update_records import in_other_language, tool_fiel
 from hindsight_core.lifecycle.update_roles import moved_elsewhere, renamed, role_change
 from hindsight_core.lifecycle.update_statements import (is_atomic, is_episode_turn, one_belief, one_sentence, said,
                                                         split_sentences)
-from hindsight_core.lifecycle.update_subjects import (another_subject, flipped, other_instance, other_possessor, parallel,
-                                                      sibling_fact, subject_substituted, swapped)
+from hindsight_core.lifecycle.update_subjects import (another_subject, flipped, negates_another, other_instance,
+                                                      other_possessor, parallel, sibling_fact, subject_substituted,
+                                                      swapped)
 from hindsight_core.lifecycle.update_values import (near_removal, one_number_per_slot, qualifier_swapped, same_number_kind,
                                                     same_shape, states_new_value, value_removed)
 from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, form_change
@@ -135,9 +136,12 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     part = without_effective_time(part)  # "as of Monday" says when, not what
     if not part.strip():
         return None, 0.0
+    part = " ".join(c for c in split_clauses(part) if not negates_another(older, c))  # "Kenji doesn't run it"
+    if not part.strip():
+        return None, 0.0
     o, n = read(older), read(part)
-    if other_id(o, n) or parallel(o, n) or other_instance(older, part) or other_possessor(older, part):
-        return None, 0.0  # one template, two subjects: the word-by-word rules decide
+    if other_id(o, n) or other_instance(older, part) or other_possessor(older, part):
+        return None, 0.0  # one template, two subjects
     role = role_change(older, part, o)
     if role is not None:
         return role, 1.0
@@ -147,6 +151,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
         return "moved to another place", 1.0
     if renamed(older, part, o, n):
         return "renamed", 1.0
+    if parallel(o, n) and not _names_dropped(older, part, o, n):
+        return None, 0.0  # one template, two subjects: the word-by-word rules decide
     if (cue and sim >= RELATED_MIN_SIM
             and qualifier_swapped(older, part, key_and_value(older)[2],
                                    plain=cue == "correction" or bool(_FROM_NOW_ON.search(newer)))):
@@ -221,3 +227,10 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     if sim >= CLOSE_SIM and shared_slot and cue:
         return "close reworded statement, value changed", coverage
     return None, 0.0
+
+
+def _names_dropped(older: str, part: str, o: Reading, n: Reading) -> bool:
+    """A name of the earlier statement recurs next to a removal cue ("we don't use Slack anymore"):
+    the later text retires it, even when the two read like one template with two subjects."""
+    names = [x for x in o.names if present(x, n) and not DAY_OR_MONTH.match(x) and not is_id(x)]
+    return bool(names) and any(near_removal(c, names, older) for c in split_clauses(part))

@@ -19,7 +19,7 @@ from hindsight_core.lifecycle.update_keys import (DAY_OR_MONTH, MAIN_VERB, NOT_V
                                                   present, raw_words, stem_word, stranger)
 
 __all__ = ["swapped", "flipped", "parallel", "subject_substituted", "another_subject", "other_instance",
-           "other_possessor", "sibling_fact"]
+           "other_possessor", "negates_another", "sibling_fact"]
 
 _PARALLEL_MAX = 14  # content words; longer texts are messages, not template facts
 _SHORT_STATEMENT = 6  # content words of a one-fact statement ("The auth api moved to port 3896.")
@@ -92,6 +92,10 @@ def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[
             prev = n_words[k] if k >= 0 else ""
             if _new_subject_word(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
                                                     and not update_cue(prev)):  # "Bruno's manager" / "Farah's manager"
+                return True
+            while k >= 0 and n_words[k] in o_words[:i] and n_words[k] not in STOP:  # past shared subject words:
+                k -= 1  # "the *design* team channel" for "the team Slack channel"
+            if k >= 0 and n_words[k] != prev and _new_subject_word(n_words[k], o_words):
                 return True
         before = next((t for t in reversed(o_words[:i]) if t not in STOP and any(same_word(t, x) for x in n_words)),
                       None)  # "project *Nimbus*" / "project *Heron*"
@@ -229,3 +233,21 @@ def sibling_fact(older: str, newer: str) -> bool:
         return False
     value_o = content(older)[len(a[0]):]
     return not (any(number_like(t) for t in value_o) and any(number_like(t) for t in content(newer)[len(b[0]):]))
+
+
+
+#: A name, then a negated verb: "Kenji doesn't run payroll", "Lisa isn't on call".
+_NEGATED = re.compile(r"\b([A-Z][\w'-]+)\s+(doesn't|does not|didn't|did not|isn't|is not|wasn't|was not|won't|"
+                      r"will not|hasn't|has not|never|can't|cannot)\b")
+
+
+def negates_another(older: str, clause: str) -> bool:
+    """``clause`` says what someone the earlier statement does not name does *not* do or is not
+    ("no, Kenji doesn't manage data platform" after "Marta manages the data platform team"): a
+    denial of a rumour about another person, not the earlier value named as gone."""
+    o_words = {w.lower() for w in _RAW.findall(older)}
+    for m in _NEGATED.finditer(clause):
+        name = m.group(1).lower()
+        if content(name) and name not in STOP and name not in o_words:
+            return True
+    return False

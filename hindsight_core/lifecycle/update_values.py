@@ -166,7 +166,11 @@ def qualifier_swapped(older: str, part: str, value: tuple[str, ...], plain: bool
     for i in range(len(o_words) - 1):
         qual, head = o_words[i], o_words[i + 1]
         if qual in STOP or head in STOP or qual not in value or head not in value or number_like(qual) \
-                or (qual not in o_caps and not plain) or any(same_word(qual, x) for x in n_words):
+                or (qual not in o_caps and not plain):
+            continue
+        # the old qualifier gone; after "switched to almond milk" it may recur apart ("the oat one was...")
+        if any(same_word(qual, x) and (not plain or (j + 1 < len(n_words) and same_word(n_words[j + 1], head)))
+               for j, x in enumerate(n_words)):
             continue
         for j in range(1, len(n_words)):
             if same_word(n_words[j], head) and (n_words[j - 1] in n_caps or plain) \
