@@ -118,7 +118,8 @@ def moved_elsewhere(older: str, part: str, o: Reading, n: Reading) -> bool:
     m = _LOCATED.search(older)
     if m is None or not _MOVED.search(part):
         return False
-    places = [x for x in read(older[m.end():]).names if not is_id(x)]
+    after = older[m.end():].lower()  # the whole statement's names: "Tilburg" opens the rest, still a name
+    places = [x for x in o.names | read(older[m.end():]).names if not is_id(x) and x in after]
     if not places:
         return False
     if not any(_at_place(x, part) for x in n.names  # "moving to Monday" is a time, not a place

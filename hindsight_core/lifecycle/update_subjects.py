@@ -190,7 +190,18 @@ def other_possessor(older: str, newer: str, heads: tuple[str, ...] = ()) -> bool
             continue
         if any(same_word(stem_word(m.group(2).lower()), w) for w in owned):
             return True
+    n_raw = [w.lower() for w in _RAW.findall(newer)]
+    if any(w in _MINE for w in n_raw):
+        return False
+    for j in range(2, len(n_raw)):  # "the *platform* team" for "our team": one team named among others
+        if (n_raw[j - 2] in ("the", "a", "an") and any(same_word(stem_word(n_raw[j]), w) for w in owned)
+                and n_raw[j - 1] not in _NOT_OTHER and stranger(stem_word(n_raw[j - 1]), o_raw)):
+            return True
     return False
+
+
+#: Words between "the" and a noun that do not name another one of it ("the whole team", "the new team").
+_NOT_OTHER = frozenset("""whole entire same current usual old new main full core own""".split())
 
 
 #: Predicates of one kind: "is green" / "are green", "has a lock" / "have a lock".

@@ -176,4 +176,7 @@ def qualifier_swapped(older: str, part: str, value: tuple[str, ...], plain: bool
             if same_word(n_words[j], head) and (n_words[j - 1] in n_caps or plain) \
                     and stranger(n_words[j - 1], o_words):
                 return True
+            if (same_word(n_words[j - 1], head) and j + 1 < len(n_words) and n_words[j] == "to"
+                    and n_words[j + 1] in n_caps and stranger(n_words[j + 1], o_words)):
+                return True  # "upgraded my plan to Unlimited" for "the Basic plan"
     return False

@@ -35,6 +35,13 @@ SIM = 0.5  # a middling cosine: the rules, not the similarity, decide these pair
     # a habit verb the key reading knows: "put", "write", "feed"
     ("I put cream in my porridge.", "swapped to yogurt in my porridge, the cream was too heavy"),
     ("We feed the cat at 7am.", "vet says to feed the cat at 6am from now on"),
+    # a move, the earlier place right after "is in" (read as a name though it opens the rest)
+    ("Our print shop is in Aarhus.", "the print shop relocated to Odense in the spring"),
+    # a named tier replaced, said as "<thing> to <Name>"; "plan to" here is a noun, not a plan
+    ("We're on the Starter tier for the CRM.", "moved our CRM tier to Growth last week, the limits were killing us"),
+    ("I'm on the Standard plan for my gym.", "changed my gym plan to Premium, sauna included"),
+    # "the whole X" is still our X
+    ("Our lab has 4 microscopes.", "the whole lab has 6 microscopes now after the grant"),
     # a time pushed or shifted
     ("The quarterly planning call is at 14:00.", "we pushed the quarterly planning call to 15:30"),
 ])
@@ -55,6 +62,9 @@ def test_reworded_update_forms(older, newer):
     # another instance of the subject: a new qualifier before a shared subject word, one earlier word gone
     ("The team Jira board is called PLAT.", "the mobile team board is called MOB"),
     ("The cat's groomer is Paws & Claws on Elm Road.", "the dog's groomer changed, Rex goes to Fluff Studio"),
+    # "the <other> X" for "our X": one X named among several
+    ("Our lab has 4 microscopes.", "the imaging lab has 9 microscopes"),
+    ("My squad has 5 people.", "the mobile squad has 7 people"),
     # near misses and one-day exceptions
     ("The quarterly planning call is at 14:00.", "we almost pushed the planning call to 15:30 but decided to keep it"),
     ("The quarterly planning call is at 14:00.", "only tomorrow the planning call is at 16:00, the room is taken"),
@@ -70,6 +80,8 @@ def test_look_alikes_of_those_forms_are_not_updates(older, newer):
     ("the gym opens at 10 tomorrow only", "temporary"),
     ("we nearly moved the offsite to Porto but stayed with Lisbon in the end", "cancelled_plan"),
     ("we decided against switching to Linear", "cancelled_plan"),
+    ("we plan to move the print shop to Odense", "plan"),
+    ("the plan is to switch tiers in May", "plan"),
     ("kept the standup where it was after the vote", "cancelled_plan"),
 ])
 def test_new_look_alike_shapes(text, form):
@@ -79,6 +91,7 @@ def test_new_look_alike_shapes(text, form):
 @pytest.mark.parametrize("text", [
     "starting tomorrow the gym opens at 10",  # an effective time, not a one-day exception
     "the price nearly doubled to $40",  # "nearly" with no "but": no near miss
+    "switched the phone plan to Unlimited",  # "plan to" after a noun: the plan is a thing
 ])
 def test_update_shapes_that_are_not_look_alikes(text):
     assert look_alike(text) is None
