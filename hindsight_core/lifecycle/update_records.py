@@ -22,6 +22,9 @@ _FIELD_EQ = re.compile(r"([A-Za-z][\w.-]*)\s*=\s*")
 _FIELD_COLON = re.compile(r"(?:^\s*|(?<=[.;|] ))([A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,2}):\s+(\S[^\n]*?)\.?$", re.M)
 _FIELD_END = re.compile(r"[,;|(\n]")
 _FIELD_DIFF = re.compile(r"([A-Za-z][\w.-]*):\s*([^\s:]+\s*(?:->|→|=>)\s*[^\s,;|]+)")
+#: A JSON change record: the setting's name, and its new value.
+_JSON_NAME = re.compile(r'"(?:setting|key|field|param\w*|name)"\s*:\s*"([^"]+)"', re.I)
+_JSON_NEW = re.compile(r'"(?:new|to|after|new_value)"\s*:\s*"?([^",}]+)', re.I)
 _ARROW = re.compile(r"\s*(?:->|→|=>)\s*")
 #: Short field names and the attribute slot they fill ("qty=4" is a count, "loc=" a place).
 _FIELD_SLOTS = {"qty": "quantity", "count": "quantity", "quantity": "quantity", "num": "quantity", "n": "quantity",
@@ -43,7 +46,24 @@ def _fields(record: str) -> list[tuple[str, str]]:
     out += [(m.group(1), _FIELD_END.split(m.group(2), maxsplit=1)[0].strip()) for m in _FIELD_COLON.finditer(record)
             if "=" not in m.group(2)]  # "export: item=... qty=4" is a list of fields, read above
     out += [(m.group(1), m.group(2)) for m in _FIELD_DIFF.finditer(record)]  # "config diff: a.timeout: 30 -> 45"
+    name, new = _JSON_NAME.search(record), _JSON_NEW.search(record)
+    if name and new:  # {"setting": "disk_quota_gb", "old": 50, "new": 80}
+        out.append((name.group(1), new.group(1)))
     return out
+
+
+#: Words of a field name that qualify a value, not its owner ("avg_sleep", "max_connections", "ttl_seconds").
+_FIELD_MODIFIERS = frozenset("""avg mean median max min total current cur new old num count qty value val per pct percent
+days day seconds second sec secs hours hour minutes minute mins ms mb gb kb tb bytes next last prev previous latest
+updated date""".split())
+
+
+def _other_owner(name: str, o: Reading) -> bool:
+    """A field name with a word that is neither in the earlier statement nor a value modifier names
+    another owner: "session.ttl_seconds" or "log_retention_days" for "the cache TTL" / "backup retention"."""
+    words = [w for w in re.split(r"[-_. ]+", name.lower()) if w]
+    return any(w not in _FIELD_MODIFIERS and not number_like(w) and not any(present(t, o) for t in content(w))
+               and w not in _FIELD_SLOTS for w in words)
 
 
 def tool_field_changed(older: str, newer: str, o: Reading) -> bool:
@@ -64,8 +84,7 @@ def tool_field_changed(older: str, newer: str, o: Reading) -> bool:
         field_value = _ARROW.split(field_value)[-1]  # a diff "30 -> 45" holds the new value after its arrow
         keys = [k for k in re.split(r"[-_. ]+", name.lower()) if k]
         keys += [t for k in keys for t in content(k)[:1] if t != k]  # "files=55" for "40 files"
-        owner = name.lower().rpartition(".")[0]  # "session.ttl_seconds": the session's TTL, not the cache's
-        if owner and not any(present(t, o) for t in content(owner.replace("-", " ").replace("_", " "))):
+        if _other_owner(name, o):  # "session.ttl_seconds", "log_retention_days": another thing's field
             continue
         if not any(_FIELD_SLOTS.get(k) in o.slots or any(same_word(k, a) or k == a for a in attribute)
                    for k in keys):

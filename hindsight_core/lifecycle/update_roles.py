@@ -31,7 +31,8 @@ _TRANSFER = re.compile(
     r"( (it|them|this|that|\w+ \w+))?( over)? to\b|"
     r"\bnow (owned|led|run|managed|handled|coordinated|headed|chaired|covered|maintained) by\b|"
     r"\b(took|takes|taking|taken) over\b|\bstep(ped|ping|s)? in\b|\bis (now )?the new\b|'s (now )?the new\b|"
-    r"\bnew (lead|manager|owner|contact|head|coordinator|boss|poc|point person|maintainer)\b|"
+    r"\bnew (lead|manager|owner|contact|head|coordinator|boss|poc|point person|maintainer|chair|chairperson|captain|"
+    r"coach|president|treasurer|secretary|organi[sz]er|host|editor)\b|"
     r"\breports? to\b|\breporting to\b", re.I)
 #: Words of a duty that say nothing about which duty it is ("the mobile *team*").
 _GENERIC_DUTY = frozenset({"team", "group", "program", "programme", "project", "squad", "org", "department", "dept",

@@ -97,12 +97,31 @@ def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[
                 k -= 1  # "the *design* team channel" for "the team Slack channel"
             if k >= 0 and n_words[k] != prev and _new_subject_word(n_words[k], o_words):
                 return True
+        if _other_head_before_verb(older, newer, w):
+            return True
         before = next((t for t in reversed(o_words[:i]) if t not in STOP and any(same_word(t, x) for x in n_words)),
                       None)  # "project *Nimbus*" / "project *Heron*"
         if before is not None and o_words.index(before) == i - 1:
             for j, t in enumerate(n_words[:-1]):
                 if same_word(t, before) and _new_subject_word(n_words[j + 1], o_words):
                     return True
+    return False
+
+
+def _other_head_before_verb(older: str, newer: str, head: str) -> bool:
+    """``head``, the word right before the earlier statement's main verb, is gone and another noun
+    stands right before that verb in the later text ("My *laptop* has 16GB" / "my work *desktop* has 64GB")."""
+    m = MAIN_VERB.search(older)
+    if m is None or m.group(0) == ":":
+        return False
+    before = raw_words(older[: m.start()])
+    if not before or before[-1] != head:
+        return False
+    verb = m.group(0).lower()
+    for n in re.finditer(rf"\b{re.escape(verb)}\b", newer, re.I):
+        prev = raw_words(newer[: n.start()])
+        if prev and _new_subject_word(prev[-1], raw_words(older)):
+            return True
     return False
 
 
@@ -209,6 +228,11 @@ _PREDICATE_CLASS = {"are": "is", "was": "is", "were": "is", "'s": "is", "'re": "
                     "have": "has", "had": "has"}
 
 
+#: Participles not ending in -ed: "is *paid* yearly", "is *kept* in the shed", "was *built* in 1990".
+_IRREGULAR_PARTICIPLES = ("paid|kept|held|built|sold|made|done|run|shown|taken|given|known|written|spent|sent|"
+                          "bought|brought|taught|found|worn|grown|drawn|cut|shut|put|set|split|shared")
+
+
 def _predicate(text: str) -> tuple[tuple[str, ...], str] | None:
     """``(subject words, main verb)`` of a plain statement that opens with its subject, or None."""
     m = MAIN_VERB.search(text)
@@ -216,7 +240,7 @@ def _predicate(text: str) -> tuple[tuple[str, ...], str] | None:
         return None
     subject = content(text[: m.start()])
     verb = m.group(0).lower()
-    after = re.match(r"\s+(?:been\s+)?(\w+(?:ing|ed))\b", text[m.end():])
+    after = re.match(r"\s+(?:been\s+)?(\w+(?:ing|ed)|" + _IRREGULAR_PARTICIPLES + r")\b", text[m.end():], re.I)
     if verb in _PREDICATE_CLASS or verb in ("is", "has"):
         if after is not None:  # "has been running", "is moving": the participle is the predicate
             verb = after.group(1).lower()

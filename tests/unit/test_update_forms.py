@@ -42,6 +42,12 @@ SIM = 0.5  # a middling cosine: the rules, not the similarity, decide these pair
     ("I'm on the Standard plan for my gym.", "changed my gym plan to Premium, sauna included"),
     # "the whole X" is still our X
     ("Our lab has 4 microscopes.", "the whole lab has 6 microscopes now after the grant"),
+    # a JSON change record naming the setting
+    ("The backup retention is 14 days.", '{"key": "backup_retention_days", "old": 14, "new": 30}'),
+    # a new holder of a duty named by its title ("new chair", "new treasurer")
+    ("Ayo chairs the parents' council.", "the parents' council has a new chair, Malika, Ayo stepped down"),
+    # the earlier thing sold off beside the new one
+    ("I ride a Brompton.", "got a Vanmoof last week, sold the Brompton to a colleague"),
     # a time pushed or shifted
     ("The quarterly planning call is at 14:00.", "we pushed the quarterly planning call to 15:30"),
 ])
@@ -65,6 +71,13 @@ def test_reworded_update_forms(older, newer):
     # "the <other> X" for "our X": one X named among several
     ("Our lab has 4 microscopes.", "the imaging lab has 9 microscopes"),
     ("My squad has 5 people.", "the mobile squad has 7 people"),
+    # a field of another owner: its name has a word the earlier statement lacks
+    ("The backup retention is 14 days.", '{"key": "log_retention_days", "old": 14, "new": 7}'),
+    ("The backup retention is 14 days.", "config: log_retention_days=7"),
+    # another holder of another duty; someone else's sale; the thing itself busy, not gone
+    ("Ayo chairs the parents' council.", "the new chair of the allotment society is Malika"),
+    ("I ride a Brompton.", "my brother sold his Brompton last week"),
+    ("I ride a Brompton.", "the Brompton went in for a service today"),
     # near misses and one-day exceptions
     ("The quarterly planning call is at 14:00.", "we almost pushed the planning call to 15:30 but decided to keep it"),
     ("The quarterly planning call is at 14:00.", "only tomorrow the planning call is at 16:00, the room is taken"),
@@ -111,3 +124,21 @@ def test_negates_another_only_for_a_name_the_earlier_text_lacks():
     assert negates_another("Ingrid runs the release process.", "Tobias doesn't run releases")
     assert not negates_another("Ingrid runs the release process.", "Ingrid doesn't run releases anymore")
     assert not negates_another("We use Slack.", "We don't use Slack anymore")
+
+
+def test_a_passive_predicate_is_another_attribute_for_the_template_rule_too():
+    from hindsight_core.lifecycle.beliefs import contradicts
+    from hindsight_core.lifecycle.update_rules import sibling_fact
+
+    assert sibling_fact("The VPN client is Tunnelblick.", "The VPN client is paid monthly.")
+    assert contradicts("The VPN client is Tunnelblick.", "The VPN client is paid monthly.") is None
+    assert contradicts("The VPN client is Tunnelblick.", "The VPN client is now WireGuard.") is not None
+
+
+def test_another_head_before_the_same_verb_rivals_nothing():
+    from hindsight_core.lifecycle.rivals import rival
+
+    assert rival("My tablet has 64GB of storage.", "my work phone has 256GB of storage",
+                 "How much storage does my tablet have?") is None
+    assert rival("My tablet has 64GB of storage.", "been living with the tablet at 256GB of storage since the swap",
+                 "How much storage does my tablet have?") is not None
