@@ -38,7 +38,8 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\bwould('ve)? (need|go|slip|drop|lose|switch)\b", _F)),
     ("plan", re.compile(
         r"\b(thinking (about|of)|think(ing)? we (should|might)|might|maybe|considering|consider|there'?s talk|"
-        r"talk of|planning to|(i|we|they|you|he|she) (\w+ )?plan to|plan is to|we'll see|nothing decided|not decided|want to try|wants? to try|floated|"
+        r"talk of|planning to|(i|we|they|you|he|she) (\w+ )?plan to|plan is to|we'll see|nothing decided|not decided|"
+        r"want to try|wants? to try|floated|"
         r"propos(e|ed|al)|might try|could try|tempted|tempting|wondering|someday|one day|eventually|"
         r"depends (on )?how|next (year|quarter|month)\b.*\b(might|maybe|if|depends))\b", _F)),
     ("temporary", re.compile(

@@ -38,7 +38,8 @@ MAIN_VERB = re.compile(
 _COPULA = frozenset({"is", "are", "was", "were", "'s", "'re", "'m", "am", "has", "have", "do", "does", ":"})
 #: Machine output: "[jira] ...", "key=value", "Key: value" lines, a shell prompt, a diff line.
 _TOOL_RECORD = re.compile(r"^\s*\[[\w .-]+\]|\b\w+=\S|^\s*\$ |\n\s*[\w ]+:\s+\S|\w+:\s+[^\s:]+\s*\||"
-                          r"[\w.-]+:\s*[^\s:]+\s*(?:->|→|=>)\s*\S|^\s*\{\s*\"\w+\"\s*:", re.M)  # a diff line, a JSON object
+                          r"[\w.-]+:\s*[^\s:]+\s*(?:->|→|=>)\s*\S|"  # a diff line "key: old -> new"
+                          r"^\s*\{\s*\"\w+\"\s*:", re.M)  # a JSON object
 
 
 def is_tool_record(text: str) -> bool:

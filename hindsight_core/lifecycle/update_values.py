@@ -52,7 +52,8 @@ def value_removed(value: tuple[str, ...], newer: str, n: Reading, key: tuple[str
 
 #: Words before an earlier value that say it went ("no longer X", "off Jira", "from 40k", "dropping Venice").
 _GONE_BEFORE = re.compile(r"(no|not|never|longer|off|from|left|leaving|quit|gave|cancel\w*|kill\w*|pull\w*|stopp?\w*|"
-                          r"dropp?\w*|instead|out|retired|replac\w*|swap\w*|ditch\w*|\w+n't|without|ex|former|sold|selling|scrapp\w*|donated)",
+                          r"dropp?\w*|instead|out|retired|replac\w*|swap\w*|ditch\w*|\w+n't|without|ex|former|sold|"
+                          r"selling|scrapp\w*|donated)",
                           re.I)
 #: Words after it that say so ("Jenkins anymore", "Reno is closed", "Tomas is moving", "X → Y").
 _GONE_AFTER = re.compile(r"(anymore|closed|was|were|fine|moving|moved|left|retired|gone|sold|scrapped|donated|out|off|→|->|=>|"
