@@ -61,7 +61,8 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\bdecided (not to|against)\b|\bcalled (it|the \w+) off\b", _F)),
     ("past_event", re.compile(
         r"\b(back in|in (19|20)\d\d|last year('s)?|in college|in school|growing up|grew up|used to|remember when|"
-        r"years ago|when I was|back when|in the old days|spent \d+ years|as a kid|good times)\b", _F)),
+        r"years ago|when I was|back when|in the old days|spent \d+ years|as a kid|good times)\b|"
+        r"\b(previous|former|prior)\b[^.;,]{0,40}\b(was|were|had)\b", _F)),  # "the previous project's deadline was"
 )
 _DENIAL = re.compile(
     r"\b(it didn'?t|it did not|didn'?t change|hasn'?t changed|has not changed|nothing'?s changed|nothing has changed|"

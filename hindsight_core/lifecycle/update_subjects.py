@@ -209,12 +209,31 @@ def other_possessor(older: str, newer: str, heads: tuple[str, ...] = ()) -> bool
             continue
         if any(same_word(stem_word(m.group(2).lower()), w) for w in owned):
             return True
+    if _only_as_owner(older, newer, heads):
+        return True
     n_raw = [w.lower() for w in _RAW.findall(newer)]
     if any(w in _MINE for w in n_raw):
         return False
     for j in range(2, len(n_raw)):  # "the *platform* team" for "our team": one team named among others
         if (n_raw[j - 2] in ("the", "a", "an") and any(same_word(stem_word(n_raw[j]), w) for w in owned)
                 and n_raw[j - 1] not in _NOT_OTHER and stranger(stem_word(n_raw[j - 1]), o_raw)):
+            return True
+    return False
+
+
+#: People someone has: "my brother's *best friend*" is another person than my brother.
+_PERSON = re.compile(r"(?:\w+\s+)?(friend|wife|husband|partner|boyfriend|girlfriend|boss|manager|colleague|coworker|"
+                     r"neighbou?r|roommate|flatmate|son|daughter|kids?|children|mum|mom|dad|mother|father|sister|brother|"
+                     r"cousin|aunt|uncle|teacher|doctor|dentist|landlord|ex)\b", re.I)
+
+
+def _only_as_owner(older: str, newer: str, heads: tuple[str, ...]) -> bool:
+    """The earlier subject's head noun recurs in the later text only as the owner of another person
+    ("My brother lives in Glasgow." / "my brother's best friend moved to Bristol")."""
+    for head in (w for w in heads if not number_like(w)):
+        seen = [m for m in re.finditer(r"\b([\w-]+?)(['’]s\s+)?\b", newer)
+                if same_word(stem_word(m.group(1).lower()), head)]
+        if seen and all(m.group(2) and _PERSON.match(newer, m.end()) for m in seen):
             return True
     return False
 

@@ -48,6 +48,8 @@ SIM = 0.5  # a middling cosine: the rules, not the similarity, decide these pair
     ("Ayo chairs the parents' council.", "the parents' council has a new chair, Malika, Ayo stepped down"),
     # the earlier thing sold off beside the new one
     ("I ride a Brompton.", "got a Vanmoof last week, sold the Brompton to a colleague"),
+    # the subject's own new place, said with a possessive
+    ("My aunt lives in Dundee.", "my aunt's new flat is in Perth, she moved in March"),
     # a time pushed or shifted
     ("The quarterly planning call is at 14:00.", "we pushed the quarterly planning call to 15:30"),
 ])
@@ -78,6 +80,11 @@ def test_reworded_update_forms(older, newer):
     ("Ayo chairs the parents' council.", "the new chair of the allotment society is Malika"),
     ("I ride a Brompton.", "my brother sold his Brompton last week"),
     ("I ride a Brompton.", "the Brompton went in for a service today"),
+    # the subject only as the owner of another person
+    ("My aunt lives in Dundee.", "my aunt's neighbour moved to Perth"),
+    ("Our landlord is based in Leeds.", "our landlord's son relocated to York"),
+    # a previous one, in the past tense
+    ("The rent review is due in June.", "the previous rent review was due in February"),
     # near misses and one-day exceptions
     ("The quarterly planning call is at 14:00.", "we almost pushed the planning call to 15:30 but decided to keep it"),
     ("The quarterly planning call is at 14:00.", "only tomorrow the planning call is at 16:00, the room is taken"),
@@ -95,6 +102,7 @@ def test_look_alikes_of_those_forms_are_not_updates(older, newer):
     ("we decided against switching to Linear", "cancelled_plan"),
     ("we plan to move the print shop to Odense", "plan"),
     ("the plan is to switch tiers in May", "plan"),
+    ("our former office was in Leith", "past_event"),
     ("kept the standup where it was after the vote", "cancelled_plan"),
 ])
 def test_new_look_alike_shapes(text, form):
@@ -142,3 +150,10 @@ def test_another_head_before_the_same_verb_rivals_nothing():
                  "How much storage does my tablet have?") is None
     assert rival("My tablet has 64GB of storage.", "been living with the tablet at 256GB of storage since the swap",
                  "How much storage does my tablet have?") is not None
+
+
+def test_the_owner_of_another_person_rivals_nothing():
+    from hindsight_core.lifecycle.rivals import rival
+
+    assert rival("My aunt lives in Dundee.", "my aunt's neighbour has been living in Perth for years",
+                 "Where does my aunt live?") is None
