@@ -259,7 +259,8 @@ def _predicate(text: str) -> tuple[tuple[str, ...], str] | None:
         return None
     subject = content(text[: m.start()])
     verb = m.group(0).lower()
-    after = re.match(r"\s+(?:been\s+)?(\w+(?:ing|ed)|" + _IRREGULAR_PARTICIPLES + r")\b", text[m.end():], re.I)
+    after = re.match(r"\s+(?:(?:now|still|currently|officially)\s+)?(?:been\s+)?(\w+(?:ing|ed)|" + _IRREGULAR_PARTICIPLES
+                     + r")\b", text[m.end():], re.I)  # "is *now* owned by": the same predicate as "is owned by"
     if verb in _PREDICATE_CLASS or verb in ("is", "has"):
         if after is not None:  # "has been running", "is moving": the participle is the predicate
             verb = after.group(1).lower()

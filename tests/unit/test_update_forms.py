@@ -141,6 +141,9 @@ def test_a_passive_predicate_is_another_attribute_for_the_template_rule_too():
     assert sibling_fact("The VPN client is Tunnelblick.", "The VPN client is paid monthly.")
     assert contradicts("The VPN client is Tunnelblick.", "The VPN client is paid monthly.") is None
     assert contradicts("The VPN client is Tunnelblick.", "The VPN client is now WireGuard.") is not None
+    # an adverb before the participle keeps the predicate: "is now hosted by" is "is hosted by"
+    assert not sibling_fact("The wiki is hosted by Ingrid.", "The wiki is now hosted by Tobias.")
+    assert contradicts("The wiki is hosted by Ingrid.", "The wiki is now hosted by Tobias.") is not None
 
 
 def test_another_head_before_the_same_verb_rivals_nothing():
