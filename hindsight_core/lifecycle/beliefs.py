@@ -45,7 +45,8 @@ import numpy as np
 from hindsight_core.errors import InvalidInputError, LLMError
 from hindsight_core.lifecycle.belief_trust import corroborated, may_supersede, pending_flags
 from hindsight_core.lifecycle.update_cues import look_alike, update_cue
-from hindsight_core.lifecycle.update_rules import RELATED_MIN_SIM, is_tool_record, judge_update, update_strength
+from hindsight_core.lifecycle.update_rules import (RELATED_MIN_SIM, is_tool_record, judge_update, sibling_fact,
+                                                   update_strength)
 from hindsight_core.lifecycle.value_forms import anchored_change
 from hindsight_core.models import CaptureResult, Flag, MemoryKind, MemoryStatus, MemoryUnit
 
@@ -179,8 +180,8 @@ def contradicts(older: str, newer: str) -> str | None:
             and len(shared) / min(len(sa), len(sb)) >= 0.5 and _one_run(a, only_a) and _one_run(b, only_b)
             and not any(_is_number(t) for t in only_a | only_b)):
         start = min(i for i, t in enumerate(b) if t in only_b)
-        if cue or any(t in _SINGLE for t in b[:start]):  # the attribute names come before the value
-            return "new value"
+        if (cue or any(t in _SINGLE for t in b[:start])) and not sibling_fact(older, newer):  # the attribute
+            return "new value"  # names come before the value; "is LastPass" / "is paid yearly" are two attributes
     return None
 
 

@@ -38,12 +38,13 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\bwould('ve)? (need|go|slip|drop|lose|switch)\b", _F)),
     ("plan", re.compile(
         r"\b(thinking (about|of)|think(ing)? we (should|might)|might|maybe|considering|consider|there'?s talk|"
-        r"talk of|planning to|plan to|we'll see|nothing decided|not decided|want to try|wants? to try|floated|"
+        r"talk of|planning to|(i|we|they|you|he|she) (\w+ )?plan to|plan is to|we'll see|nothing decided|not decided|"
+        r"want to try|wants? to try|floated|"
         r"propos(e|ed|al)|might try|could try|tempted|tempting|wondering|someday|one day|eventually|"
         r"depends (on )?how|next (year|quarter|month)\b.*\b(might|maybe|if|depends))\b", _F)),
     ("temporary", re.compile(
-        r"\b(just|only)\b[^.;,]{0,25}\b(today|tonight|this (week|weekend|morning|afternoon|evening|time|once))\b|"
-        r"\b(today|tonight|this (week|weekend|time)) only\b|\btemporar(y|ily)\b|\bfor the (day|night|weekend)\b|"
+        r"\b(just|only)\b[^.;,]{0,25}\b(today|tonight|tomorrow|this (week|weekend|morning|afternoon|evening|time|once))\b|"
+        r"\b(today|tonight|tomorrow|this (week|weekend|time)) only\b|\btemporar(y|ily)\b|\bfor the (day|night|weekend)\b|"
         r"\b(this (week|weekend)|today|tonight)\b[^.;]{0,40}\b(while|because|since I|special occasion)\b|"
         r"\b(while|because)\b[^.;]{0,60}\b(this (week|weekend)|today|tonight)\b|"
         r"\bskipping\b|\bspecial occasion\b|\bnormal\b[^.;]{0,30}\bagain\b|\bback to normal\b|\bthis (week|weekend) only\b",
@@ -53,10 +54,15 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"reverted)\b|\brolled (it )?back\b|\breverted\b", _F)),
     ("cancelled_plan", re.compile(
         r"\b(scrapped|shelved|abandoned|dropped|cancell?ed|killed) the (plan|idea|proposal|move)\b|"
-        r"\bstay(s|ing)? (as is|put|the same)\b|\bnot worth\b|\bnot happening\b", _F)),
+        r"\bstay(s|ing)? (as is|put|the same)\b|\bnot worth\b|\bnot happening\b|"
+        # a near miss: "we almost moved it to C7 but...", "kept it where it was", "decided against it"
+        r"\b(almost|nearly)\s+\w+(ed|t)\b[^.;]*\bbut\b|\bcame close to\b[^.;]*\bbut\b|"
+        r"\bkept (it|them|things|everything|the \w+)( \w+)? (where|as|the way) (it|they) (was|were|is|are)\b|"
+        r"\bdecided (not to|against)\b|\bcalled (it|the \w+) off\b", _F)),
     ("past_event", re.compile(
         r"\b(back in|in (19|20)\d\d|last year('s)?|in college|in school|growing up|grew up|used to|remember when|"
-        r"years ago|when I was|back when|in the old days|spent \d+ years|as a kid|good times)\b", _F)),
+        r"years ago|when I was|back when|in the old days|spent \d+ years|as a kid|good times)\b|"
+        r"\b(previous|former|prior)\b[^.;,]{0,40}\b(was|were|had)\b", _F)),  # "the previous project's deadline was"
 )
 _DENIAL = re.compile(
     r"\b(it didn'?t|it did not|didn'?t change|hasn'?t changed|has not changed|nothing'?s changed|nothing has changed|"
@@ -86,7 +92,8 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"transferr?\w*|now|these days|from now on|going forward|new|finally|switched|reorg|update[ds]?|"
         r"is live|went live|landed|rebook\w*|reschedul\w*|postpon\w*|push(ed)? (back|out)|extend\w*|"
         r"tighten\w*|loosen\w*|shorten\w*|lengthen\w*|revis\w*|adjust\w*|swap\w*|officially|overrul\w*|"
-        r"handing|upp?ed|stopped|stopping|back to|ditch\w*|gave up|giving up|dumped|traded|now on)\b|→|->|=>", _F)),
+        r"handing|upp?ed|stopped|stopping|back to|ditch\w*|gave up|giving up|dumped|traded|now on|"
+        r"push(ed|ing)|shift(ed|ing)|(brought|pulled) forward|re-?brand\w*)\b|→|->|=>", _F)),
     ("effective", re.compile(
         r"\b(as of|starting|starts|from (tomorrow|today|next|monday|tuesday|wednesday|thursday|friday|saturday|"
         r"sunday|the \d+)|effective|since)\b", _F)),

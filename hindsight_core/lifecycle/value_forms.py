@@ -147,9 +147,13 @@ _CLOSE_SIM = 0.55  # as update_rules.CLOSE_SIM: a reworded statement of one fact
 _SWITCH = r"(?:switch\w*|chang\w*|swapp?\w*|rebook\w*|mov\w*|tri\w*|found|got|picked|have|has)"
 
 
+_PRONOUN_S = "(?:" + "|".join(rf"(?<=\b{w})" for w in ("it", "he", "she", "that", "what", "who", "there", "here")) + ")'s"
+
+
 def _subject_nouns(older: str) -> list[str]:
     """Content words of the earlier statement before its copula or first verb: what it is about."""
-    m = re.search(r"\b(is|are|was|were|'s|lives?|runs?|uses?|listens?|sits?|does|do)\b", older, re.I)
+    # "'s" is a copula after a pronoun ("it's"), a possessive after a noun ("the dog's vet is")
+    m = re.search(r"\b(is|are|was|were|" + _PRONOUN_S + r"|lives?|runs?|uses?|listens?|sits?|does|do)\b", older, re.I)
     head = older[: m.start()] if m else ""
     return [w for w in content(head) if not any(c.isdigit() for c in w) and len(w) > 2 and w not in names(older)]
 

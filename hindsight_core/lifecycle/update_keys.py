@@ -1,0 +1,151 @@
+"""What a statement is about and what it states: its key (subject and attribute) and its value words.
+
+The shared reading under :mod:`~hindsight_core.lifecycle.update_rules`: the main verb splits a
+statement into key and value (:func:`key_and_value`); the helpers here tell what kind of token a
+value word is (a number, an id, a month) and whether a word recurs in another reading.
+
+Example:
+    >>> key_and_value("payments-api listens on 8443 behind the internal LB.")
+    (('payments-api',), 'listen', ('8443', 'behind', 'internal', 'lb'))
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_word
+from hindsight_core.lifecycle.update_cues import update_cue
+
+__all__ = ["CLOSE_SIM", "RELATED_MIN_SIM", "MAIN_VERB", "is_tool_record", "NOT_VALUE", "key_and_value", "key_heads",
+           "present", "number_like", "is_id", "other_id", "raw_words", "stem_word", "stranger", "MONTH",
+           "DAY_OR_MONTH", "another_id"]
+
+#: Cosine from which two statements sharing an attribute slot may be about the same thing even when
+#: the later one names the subject differently ("the main db" for "our primary Postgres instance").
+CLOSE_SIM = 0.55
+#: Cosine from which a pair is compared at all (MiniLM: a reworded update of one fact sits from
+#: about 0.25, e.g. a tool record against a sentence; the rules, not the cosine, then decide).
+RELATED_MIN_SIM = 0.25
+#: The main verb of a statement, or the colon of a "Key: value" line: it ends the key.
+MAIN_VERB = re.compile(
+    r"\b(is|are|was|were|'re|'m|am|has|have|runs?|lives?|listens?|leads?|uses?|takes?|prefers?|likes?|loves?|meets?|"
+    r"sits?|ships?|costs?|gets?|eats?|sleeps?|works?|reads?|parks?|expires?|kicks?|starts?|happens?|coordinates?|"
+    r"handles?|builds?|deploys?|pays?|keeps?|kept|do|does|drinks?|goes|go|serves?|stays?|lands?|volunteers?|owns?|"
+    r"manages?|reports?|sends?|wants?|needs?|holds?|tops?|terminates?|stores?|hosts?|sync|syncs|arrives?|ends?|"
+    r"closes?|opens?|teaches|attends?|plays?|drives?|rides?|owned|managed|led|held|located|based|called|named|"
+    r"scheduled|set|due|booked|puts?|writes?|sees|visits?|walks?|feeds?|bills?|charges?|points?|speaks?)\b|:", re.I)
+_COPULA = frozenset({"is", "are", "was", "were", "'s", "'re", "'m", "am", "has", "have", "do", "does", ":"})
+#: Machine output: "[jira] ...", "key=value", "Key: value" lines, a shell prompt, a diff line.
+_TOOL_RECORD = re.compile(r"^\s*\[[\w .-]+\]|\b\w+=\S|^\s*\$ |\n\s*[\w ]+:\s+\S|\w+:\s+[^\s:]+\s*\||"
+                          r"[\w.-]+:\s*[^\s:]+\s*(?:->|→|=>)\s*\S|"  # a diff line "key: old -> new"
+                          r"^\s*\{\s*\"\w+\"\s*:", re.M)  # a JSON object
+
+
+def is_tool_record(text: str) -> bool:
+    """Machine output ("[jira] ...", "key=value", "Key: value" lines, a shell prompt)."""
+    return bool(_TOOL_RECORD.search(text))
+
+
+NOT_VALUE = frozenset({"now", "new", "today", "yesterday", "tomorrow", "morning", "night", "week", "month", "year",
+                        "last", "next", "day", "time", "anymore", "finally", "update", "updated"})
+
+
+@functools.lru_cache(maxsize=4096)
+def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ...]]:
+    """``(subject words, attribute verb, value words)``: content words before the main verb, the verb
+    when it is not a copula ("listens", "live"), and the words after it.
+
+    With no known verb found, a statement that opens with a pronoun ("I order...", "We book...") has
+    the word after it as its verb and no subject words; any other has its first two content words.
+    """
+    m = MAIN_VERB.search(text)
+    if m is not None and _BEFORE_COPULA.match(text, m.end()):  # "expense *reports* are due": a plural noun
+        m = MAIN_VERB.search(text, m.end()) or m
+    if m is not None and m.group(0).lower() in _COPULA:  # "reports are *due*", "the office is *based* in"
+        m = _PARTICIPLE.match(text, m.end()) or m
+    if m is None:
+        own = _SPEAKER_VERB.match(text)  # "I order soy lattes": the word after the pronoun is the verb
+        if own is not None and content(own.group(1)):
+            return (), content(own.group(1))[0], content(text[own.end():])
+        toks = content(text)
+        return toks[:2], None, toks[2:]
+    verb = m.group(m.lastindex or 0).lower()
+    verb_words = content(verb)
+    head_text = _PREP.split(text[: m.start()], maxsplit=1)[0]  # "manager" in "our manager at the bank"
+    subject = content(head_text) + tuple(w for w in content(text[: m.start()]) if w not in content(head_text))
+    return (subject, None if verb in _COPULA or not verb_words else verb_words[0],
+            content(text[m.end():]))
+
+
+#: A participle after a copula names the attribute ("is due", "are based in", "is pinned to").
+_PARTICIPLE = re.compile(r"\s+(?:now\s+|still\s+|currently\s+)?(due|located|based|scheduled|set|booked|held|hosted|"
+                         r"stored|kept|pinned)\b", re.I)
+_SPEAKER_VERB = re.compile(r"\s*(?:I|we|you|they)\s+(?:usually\s+|always\s+|normally\s+|mostly\s+)?([a-z]+)\b",
+                           re.I)
+_PREP = re.compile(r"\s(?:at|in|of|for|on|to|from|with|by)\s", re.I)
+_BEFORE_COPULA = re.compile(r"\s+(are|is|were|was|have|has)\b", re.I)
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve".split())
+
+
+def key_heads(subject: tuple[str, ...], verb: str | None, value: tuple[str, ...]) -> tuple[str, ...]:
+    """The words that name the attribute: the subject's last noun, the verb, and, for a statement
+    about the speaker ("I take my coffee black", "I'm allergic to nuts"), the first value word."""
+    words = [w for w in subject if not number_like(w) and w not in NOT_VALUE]
+    heads = words[-1:] + ([verb] if verb else [])
+    if not words:
+        heads += [w for w in value if not number_like(w) and w not in _NUMBER_WORDS and w not in NOT_VALUE][:1]
+    return tuple(heads)
+
+
+def present(tok: str, r: Reading) -> bool:
+    return r.has(tok) or any(same_word(tok, n) for n in r.names)
+
+
+def number_like(tok: str) -> bool:
+    return any(c.isdigit() for c in tok)
+
+
+def is_id(tok: str) -> bool:
+    return number_like(tok) and any(c.isalpha() for c in tok) and ("-" in tok or "_" in tok)
+
+
+#: A code of letters then digits ("BA117", "GH4021"): a flight, a ticket, a part. Two digits at
+#: least, so "v3" or "Q3" (a version, a quarter) is no such code.
+_CODE = re.compile(r"[a-z]{1,4}\d{2,}")
+
+
+def other_id(o: Reading, n: Reading) -> bool:
+    """Both name a numbered id of one shape ("db-primary-01" / "db-replica-03", "BA117" / "BA119")
+    and not each other's."""
+    for shape in (is_id, _CODE.fullmatch):
+        ids_o = {t for t in o.names if shape(t)}
+        ids_n = {t for t in n.names if shape(t)}
+        if ids_o and ids_n and not ids_o & ids_n:
+            return True
+    return False
+
+
+def raw_words(text: str) -> list[str]:
+    return [stem_word(w) for w in re.findall(r"[\w'’-]+", text.lower())]
+
+
+def stem_word(w: str) -> str:
+    toks = content(w)
+    return toks[0] if toks else w
+
+
+def stranger(word: str, o_words: list[str]) -> bool:
+    """A content word the earlier text does not have, and no number, date or cue."""
+    return bool(word) and word not in STOP and word not in NOT_VALUE and not number_like(word) \
+        and not DAY_OR_MONTH.match(word) and not update_cue(word) and not any(same_word(word, x) for x in o_words)
+
+
+MONTH = re.compile(r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*", re.I)
+DAY_OR_MONTH = re.compile(r"(mon|tues|wednes|thurs|fri|satur|sun)day|(jan|febr)uary|march|april|may|june|july|"
+                           r"august|(sept|nov|dec)ember|october", re.I)
+
+
+def another_id(older: str, newer: str) -> bool:
+    """Both name a numbered id of one shape and not each other's ("db-primary-01" / "db-replica-03")."""
+    return other_id(read(older), read(newer))

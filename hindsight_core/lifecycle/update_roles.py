@@ -1,0 +1,160 @@
+"""Changes of holder, place and name: a duty passed on, someone moved, something renamed.
+
+In these the names are the *value* ("Tomas leads the mobile team" / "Priya now leads mobile"), so the
+word-order rules, which read the first name as the subject, do not apply; each rule here checks that
+the duty, the subject or the old name recurs instead.
+
+Example:
+    >>> from hindsight_core.lifecycle.slots import read
+    >>> role_change("Tomas leads the mobile team.", "heads up, mobile is now led by Priya",
+    ...             read("Tomas leads the mobile team."))
+    'the duty passed to someone else'
+"""
+
+from __future__ import annotations
+
+import re
+
+from hindsight_core.lifecycle.slots import Reading, STOP, content, read
+from hindsight_core.lifecycle.update_keys import DAY_OR_MONTH, NOT_VALUE, is_id, key_and_value, number_like, present
+
+__all__ = ["role_change", "moved_elsewhere", "renamed"]
+
+#: Who does a job: verbs and nouns of a duty held by one person at a time.
+_ROLE_WORDS = re.compile(
+    r"\b(leads?|led|runs?|owns?|manages?|heads?|handles?|coordinates?|chairs?|covers?|organi[sz]es?|maintains?|"
+    r"manager|boss|lead|owner|contact|poc|coordinator|head|point person|maintainer|ping|route|ask|reports? to)\b", re.I)
+#: The duty passes to someone named after the cue ("Priya now leads", "handed to Yusuf", "I report to Ana now").
+_TRANSFER = re.compile(
+    r"\bnow (leads?|runs?|owns?|manages?|heads?|handles?|coordinates?|chairs?|covers?|organi[sz]es?|maintains?)\b|"
+    r"\b(handed|passed|given|reassigned|transferred|moved|routed?|assigned|delegated|redirected|send|sent)"
+    r"( (it|them|this|that|\w+ \w+))?( over)? to\b|"
+    r"\bnow (owned|led|run|managed|handled|coordinated|headed|chaired|covered|maintained) by\b|"
+    r"\b(took|takes|taking|taken) over\b|\bstep(ped|ping|s)? in\b|\bis (now )?the new\b|'s (now )?the new\b|"
+    r"\bnew (lead|manager|owner|contact|head|coordinator|boss|poc|point person|maintainer|chair|chairperson|captain|"
+    r"coach|president|treasurer|secretary|organi[sz]er|host|editor)\b|"
+    r"\breports? to\b|\breporting to\b", re.I)
+#: Words of a duty that say nothing about which duty it is ("the mobile *team*").
+_GENERIC_DUTY = frozenset({"team", "group", "program", "programme", "project", "squad", "org", "department", "dept",
+                           "channel", "request", "requests", "thing", "stuff", "work"})
+#: "I report to X" names the speaker's manager.
+_REPORT_TO = re.compile(r"\breport(s|ing)? to\b", re.I)
+_PROMOTION = re.compile(r"\b(promot\w*|promo|new title|new role|stepp(ed|ing) up)\b", re.I)
+_DEPARTURE = re.compile(r"\b(retired|retiring|resigned|laid off|let go|stepped down|stepping down|quit (his|her|their|my|the)"
+                        r" job|left (his|her|their|my|the) (job|company|firm|team)|between jobs|unemployed)\b", re.I)
+_JOB = re.compile(r"\b(works? (as|at|for)|job|employed|career)\b", re.I)
+
+
+def _people(text: str, r: Reading) -> frozenset[str]:
+    """Names in ``text``, with a capitalised first word that is no stop word ("*Tomas* leads ...")."""
+    m = re.match(r"\s*([A-Z][a-z]+)\b", text)
+    first = m.group(1).lower() if m else ""
+    return r.names | ({first} if first and first not in STOP and first not in _GENERIC_DUTY else set())
+
+
+_AGENT_SUFFIX = re.compile(r"\w{3,}(er|or|ist|ian|ant)$")
+
+
+def _new_agent(o: Reading, part: str) -> bool:
+    """The later text names a *new* doer of the earlier statement's duty: the agent noun of one of
+    its verbs ("walks" -> "a new dog walker", "teaches" -> "new teacher") or its own agent noun
+    ("my dentist" -> "my new dentist")."""
+    for tok in o.tokens:
+        if number_like(tok) or len(tok) < 4:
+            continue
+        stem = tok[:-1] if tok.endswith("e") else tok
+        agents = [f"{stem}ers?", f"{stem}ors?"] + ([re.escape(tok) + "s?"] if _AGENT_SUFFIX.fullmatch(tok) else [])
+        if re.search(r"\bnew (\w+ )?(" + "|".join(agents) + r")\b", part, re.I):
+            return True
+    return False
+
+
+def role_change(older: str, part: str, o: Reading) -> str | None:
+    """A duty held by one person passed to another, a title changed, or a job ended; or None.
+
+    "Tomas leads the mobile team" / "Priya now leads mobile": the names are the *value* here, the
+    duty ("mobile") is the key, so the word-order rules (which read the first name as the subject)
+    do not apply. The duty's distinctive words must recur: "Hiroshi now leads the web team" is
+    another duty.
+    """
+    n = read(part)
+    people = _people(older, o)
+    subject = [w for w in key_and_value(older)[0] if w not in people]
+    if _JOB.search(older) and _DEPARTURE.search(part) and subject and any(present(w, n) for w in subject[-1:]):
+        return "the job ended"
+    if not people:
+        return None
+    if _PROMOTION.search(part) and any(present(x, n) for x in people) \
+            and re.search(r"\b(is|am|'m|are) (a|an|the)\b", older, re.I):
+        return "promoted: the title changed"
+    if _new_agent(o, part) and any(not present(x, o) and x not in people and not is_id(x) and len(x) > 2
+                                   and not DAY_OR_MONTH.fullmatch(x) for x in n.names):
+        return "the duty passed to someone else"  # "Jamie walks the dog" / "new dog walker ... it's Corinne"
+    if not _ROLE_WORDS.search(older) or not _TRANSFER.search(part):
+        return None
+    newcomers = [x for x in n.names if not present(x, o) and x not in people and not is_id(x) and len(x) > 2]
+    if not newcomers:
+        return None
+    duty = [w for w in content(older) if w not in people and not _ROLE_WORDS.fullmatch(w) and w not in NOT_VALUE]
+    distinct = [w for w in duty if w not in _GENERIC_DUTY and not any(x.startswith(w) for x in people)]
+    if not distinct and re.search(r"\b(manager|boss)\b", older, re.I) and _REPORT_TO.search(part):
+        return "the duty passed to someone else"  # "My manager is Greta" / "I report to Oluwaseun now"
+    if not distinct:
+        return None
+    shared = [w for w in distinct if present(w, n)]
+    return "the duty passed to someone else" if len(shared) * 2 >= len(distinct) else None
+
+
+#: Where someone or something is: "lives in", "is based in", "sits in", "is at".
+_LOCATED = re.compile(r"\b(live[sd]?|living|based|located|sits?|stationed|hosted|held|(is|are|'s|'re) (at|in))\b", re.I)
+#: It went elsewhere: "moved", "relocated", "new place", "move into".
+_MOVED = re.compile(r"\b(moved|moving|move[sd]? (in)?to|relocat\w+|new (place|flat|apartment|house|home|office|address|"
+                    r"venue|location|spot|digs|condo|bungalow|cottage|townhouse|studio|loft|villa|shop|premises|hq)|now (lives?|based|located)|set up shop)\b", re.I)
+
+
+def moved_elsewhere(older: str, part: str, o: Reading, n: Reading) -> bool:
+    """Someone or something located at a named place moved to another named place ("I live in
+    Leith" / "Finally moved!! New place is in Portobello"); the subject's words must recur unless
+    the statement is the speaker's own."""
+    m = _LOCATED.search(older)
+    if m is None or not _MOVED.search(part):
+        return False
+    after = older[m.end():].lower()  # the whole statement's names: "Tilburg" opens the rest, still a name
+    places = [x for x in o.names | read(older[m.end():]).names if not is_id(x) and x in after]
+    if not places:
+        return False
+    if not any(_at_place(x, part) for x in n.names  # "moving to Monday" is a time, not a place
+               if not present(x, o) and not is_id(x) and len(x) > 2 and not DAY_OR_MONTH.fullmatch(x)):
+        return False
+    subject = [w for w in content(older[:m.start()]) if w not in o.names and not number_like(w)]
+    distinct = [w for w in subject if w not in _GENERIC_DUTY]
+    if (distinct or subject) and not any(present(w, n) for w in distinct or subject):
+        return False
+    return not any(_at_place(x, part) for x in places)  # "still in Leith": not moved
+
+
+def _at_place(name: str, text: str) -> bool:
+    """``name`` follows a place preposition in ``text`` ("in Portobello", "to The Crux")."""
+    return bool(re.search(r"\b(in|at|to|into)\s+(the\s+)?" + re.escape(name) + r"\b", text, re.I))
+
+
+_NAMING = re.compile(r"\b(named|called|name is|name's|names? (are|were)|known as|goes by|go by)\b", re.I)
+_RENAMED = re.compile(r"\b(renam\w+|re-?brand\w*|(now|officially) (called|named|known as)|officially|goes by|going by|"
+                      r"new name|name change|changed (his|her|their|its|the) name|took (his|her|their) \w+'s (last )?name)\b",
+                      re.I)
+_NAME_NOW = re.compile(r"\b(is|'s|are|'re) (officially |now )?[A-Z][\w'-]+( [A-Z][\w'-]+)? now\b")
+
+
+def renamed(older: str, part: str, o: Reading, n: Reading) -> bool:
+    """Something named or called X is now called Y ("the kitten is officially Waffles now", "she's
+    Hannah Lindqvist now"): a rename cue, a new name, and the subject's words or its old name recur."""
+    m = _NAMING.search(older)
+    if m is None or not (_RENAMED.search(part) or _NAME_NOW.search(part)):
+        return False
+    if not any(not present(x, o) and not is_id(x) and len(x) > 2 for x in n.names):
+        return False
+    subject = [w for w in content(older[:m.start()]) if w not in o.names and w not in _GENERIC_DUTY
+               and not number_like(w)]
+    after = content(older[m.end():])
+    return any(present(w, n) for w in subject + [w for w in after if w not in o.names]) \
+        or bool(o.names & (n.names | set(n.tokens)))  # the old name itself, not "#nimbus-core" for Nimbus

@@ -1,0 +1,308 @@
+"""Is a later text about the same subject as an earlier statement, or about another one?
+
+Rules that say "another subject" (another instance "staging / prod redis", another owner "my manager /
+my brother's manager", a substituted subject word "the data team / ML team", swapped roles) or "another
+attribute of the same subject" (:func:`sibling_fact`), so that a new value there supersedes nothing.
+
+Example:
+    >>> other_instance("Staging Redis is 6.2.", "prod redis got bumped to 6.4 last night")
+    True
+"""
+
+from __future__ import annotations
+
+import re
+
+from hindsight_core.lifecycle.slots import Reading, STOP, content, same_word
+from hindsight_core.lifecycle.update_cues import update_cue
+from hindsight_core.lifecycle.update_keys import (DAY_OR_MONTH, MAIN_VERB, NOT_VALUE, key_and_value, number_like,
+                                                  present, raw_words, stem_word, stranger)
+
+__all__ = ["swapped", "flipped", "parallel", "subject_substituted", "another_subject", "other_instance",
+           "other_possessor", "negates_another", "sibling_fact"]
+
+_PARALLEL_MAX = 14  # content words; longer texts are messages, not template facts
+_SHORT_STATEMENT = 6  # content words of a one-fact statement ("The auth api moved to port 3896.")
+
+
+def swapped(o: Reading, n: Reading) -> bool:
+    """Roles swapped: the later text opens with the earlier one's last word and names the earlier
+    one's first word after it ("Bruno's manager is Farah" / "Farah's manager is Yusuf")."""
+    if len(o.tokens) < 2 or len(n.tokens) < 2:
+        return False
+    first, last = o.tokens[0], o.tokens[-1]
+    return first != last and same_word(n.tokens[0], last) and any(same_word(first, t) for t in n.tokens[1:]) \
+        and not same_word(n.tokens[0], first)
+
+
+_ADJUNCT_PREP = frozenset({"for", "of", "with", "about", "from"})
+
+
+def flipped(older: str, newer: str) -> bool:
+    """The earlier text's first word comes before its second in the earlier text and after it in the
+    later one ("Nadia's manager is Hana" / "Bruno's manager is now Nadia")."""
+    o_words, n_words = raw_words(older), raw_words(newer)
+    o_content = [w for w in o_words if w not in STOP]
+    if len(o_content) < 2:
+        return False
+    first, second = o_content[0], o_content[1]
+    at_first = [j for j, t in enumerate(n_words) if same_word(t, first)  # "the raw diet *for Luna*": an adjunct
+                and not (j and n_words[j - 1] in _ADJUNCT_PREP)]
+    at_second = [j for j, t in enumerate(n_words) if same_word(t, second)]
+    return bool(at_first and at_second) and min(at_first) > min(at_second)
+
+
+def parallel(o: Reading, n: Reading) -> bool:
+    """Two statements of one template ("The cafeteria serves ramen on Thursday." / "... risotto on
+    Monday."): the word-by-word rules of :func:`~hindsight_core.lifecycle.beliefs.contradicts` decide
+    those, since a slot reading cannot tell which of the changed words is the subject."""
+    a = [t for t in o.tokens if t not in NOT_VALUE]
+    b = [t for t in n.tokens if t not in NOT_VALUE]
+    if len(a) != len(b) or len(a) > _PARALLEL_MAX:
+        return False
+    same = sum(x == y for x, y in zip(a, b))
+    return same >= 2 and same * 2 >= min(len(a), len(b))
+
+
+#: Nouns that name an attribute, not a subject: "the grant *deadline*" for "the grant application is due".
+_ATTRIBUTE_NOUNS = frozenset("""deadline date time day price cost budget rate fee address location port version name title
+role status schedule slot size count number limit amount""".split())
+
+
+def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[str, ...] = ()) -> bool:
+    """A ``missing`` subject word of the earlier text is replaced by another word right before the
+    same next word: "the *data* team's budget" / "*ML* team's budget", "*Priya* leads" / "*Hiroshi*
+    now leads"."""
+    o_words, n_words = raw_words(older), raw_words(newer)
+    a, b = content(older), content(newer)
+    short_pair = max(len(a), len(b)) <= _SHORT_STATEMENT and abs(len(a) - len(b)) <= 1
+    for i, w in enumerate(o_words):
+        if w not in missing:
+            continue
+        nxt = next((t for t in o_words[i + 1:] if t not in STOP and t not in value  # a key word, not the value
+                    and any(same_word(t, x) for x in n_words)), None)
+        if nxt is None and not short_pair:
+            continue  # a message rewords the subject freely; only two short statements are compared word by word
+        for j, t in enumerate(n_words if nxt is not None else ()):  # no next key word: the word before decides
+            if j == 0 or not same_word(t, nxt):
+                continue
+            k = j - 1
+            while k >= 0 and (n_words[k] in NOT_VALUE or update_cue(n_words[k])):
+                k -= 1
+            prev = n_words[k] if k >= 0 else ""
+            if _new_subject_word(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
+                                                    and not update_cue(prev)):  # "Bruno's manager" / "Farah's manager"
+                return True
+            while k >= 0 and n_words[k] in o_words[:i] and n_words[k] not in STOP:  # past shared subject words:
+                k -= 1  # "the *design* team channel" for "the team Slack channel"
+            if k >= 0 and n_words[k] != prev and _new_subject_word(n_words[k], o_words):
+                return True
+        if _other_head_before_verb(older, newer, w):
+            return True
+        before = next((t for t in reversed(o_words[:i]) if t not in STOP and any(same_word(t, x) for x in n_words)),
+                      None)  # "project *Nimbus*" / "project *Heron*"
+        if before is not None and o_words.index(before) == i - 1:
+            for j, t in enumerate(n_words[:-1]):
+                if same_word(t, before) and _new_subject_word(n_words[j + 1], o_words):
+                    return True
+    return False
+
+
+def _other_head_before_verb(older: str, newer: str, head: str) -> bool:
+    """``head``, the word right before the earlier statement's main verb, is gone and another noun
+    stands right before that verb in the later text ("My *laptop* has 16GB" / "my work *desktop* has 64GB")."""
+    m = MAIN_VERB.search(older)
+    if m is None or m.group(0) == ":":
+        return False
+    before = raw_words(older[: m.start()])
+    if not before or before[-1] != head:
+        return False
+    verb = m.group(0).lower()
+    for n in re.finditer(rf"\b{re.escape(verb)}\b", newer, re.I):
+        prev = raw_words(newer[: n.start()])
+        if prev and _new_subject_word(prev[-1], raw_words(older)):
+            return True
+    return False
+
+
+def another_subject(older: str, part: str, o: Reading, n: Reading) -> bool:
+    """A subject word of the earlier statement is replaced by another one ("the data team's budget" /
+    "ML team's budget"), and its names do not all recur: the later text is about something else."""
+    subject, _, value = key_and_value(older)
+    missing = {w for w in subject if not number_like(w) and w not in NOT_VALUE and not present(w, n)}
+    names_ = [x for x in o.names if x not in value]
+    if not missing or (names_ and all(present(x, n) for x in names_)):
+        return False
+    return subject_substituted(older, part, missing, value)
+
+
+def _new_subject_word(word: str, o_words: list[str]) -> bool:
+    """A stranger (:func:`stranger`) that is no attribute noun: it names another subject."""
+    return stranger(word, o_words) and word not in _ATTRIBUTE_NOUNS
+
+
+#: Qualifiers that pick one instance among several of a kind: environments, regions, platforms,
+#: sides. A capitalised word or an acronym ("the *Berlin* offsite", "our *EU* cluster") does too.
+_INSTANCE_WORDS = frozenset("""staging stage prod production dev development test testing qa uat sandbox preview
+canary demo local internal external public private primary replica secondary backup north south east west
+northern southern eastern western central eu us uk emea apac latam frontend backend front back web mobile
+desktop ios android mac windows linux server client upstairs downstairs""".split())
+_RAW = re.compile(r"[\w'’.-]+")
+
+
+def _instance_word(word: str, text: str) -> bool:
+    """``word`` names an instance in ``text``: a known qualifier, an acronym, or capitalised
+    anywhere but at the start of ``text``."""
+    if word in _INSTANCE_WORDS:
+        return True
+    for m in re.finditer(rf"\b{re.escape(word)}\b", text, re.I):
+        raw = m.group(0)
+        if raw.isupper() and len(raw) > 1 or (raw[0].isupper() and text[:m.start()].strip()):
+            return True
+    return False
+
+
+def other_instance(older: str, newer: str) -> bool:
+    """The later text names the earlier subject's head noun under another instance qualifier
+    ("*staging* Redis is 6.2" / "*prod* redis bumped to 6.4", "our *EU* cluster" / "the *US*
+    cluster", "the *Lisbon* offsite" / "the *Madrid* offsite"), so its value says nothing about the
+    earlier one. The earlier qualifier must be absent from the later text; a reworded noun that
+    names no instance ("the venue deposit" / "the hall deposit") is left to the other rules."""
+    subject = key_and_value(older)[0]
+    o_raw = [w.strip(".,;:!?").lower() for w in _RAW.findall(older)]
+    n_raw = [w.strip(".,;:!?").lower() for w in _RAW.findall(newer)]
+    o_set = set(o_raw)
+    for i in range(len(o_raw) - 1):
+        qual, head = o_raw[i], o_raw[i + 1]
+        if (number_like(qual) or not _instance_word(qual, older)
+                or not any(same_word(stem_word(qual), s) for s in subject)
+                or not any(same_word(stem_word(head), s) for s in subject)
+                or any(same_word(stem_word(qual), stem_word(w)) for w in n_raw)):
+            continue
+        for j in range(1, len(n_raw)):
+            other = n_raw[j - 1]
+            if (same_word(stem_word(n_raw[j]), stem_word(head)) and other not in o_set
+                    and _instance_word(other, newer) and not number_like(other) and not update_cue(other)
+                    and not DAY_OR_MONTH.match(other)):
+                return True
+    return False
+
+
+_MINE = frozenset({"my", "our"})
+_THEIRS = re.compile(r"\b(their|his|her|its|[\w-]+'s|[\w-]+’s)\s+(\w+)", re.I)
+
+
+def other_possessor(older: str, newer: str, heads: tuple[str, ...] = ()) -> bool:
+    """The earlier statement is about the speaker's own thing ("my manager", "our Pro plan") and the
+    later text gives that thing another owner ("my brother's manager", "their Pro plan").
+
+    ``heads``: the words that name the thing (default: the earlier statement's subject words)."""
+    o_raw = [w.lower() for w in _RAW.findall(older)]
+    heads = heads or key_and_value(older)[0]
+    owned = {stem_word(o_raw[i + 1]) for i in range(len(o_raw) - 1) if o_raw[i] in _MINE}
+    owned = {w for w in owned if any(same_word(w, h) for h in heads)}
+    if not owned:
+        return False
+    for m in _THEIRS.finditer(newer):
+        owner = m.group(1).lower().replace("’", "'").removesuffix("'s")
+        if owner in o_raw or owner in _MINE:
+            continue
+        if any(same_word(stem_word(m.group(2).lower()), w) for w in owned):
+            return True
+    if _only_as_owner(older, newer, heads):
+        return True
+    n_raw = [w.lower() for w in _RAW.findall(newer)]
+    if any(w in _MINE for w in n_raw):
+        return False
+    for j in range(2, len(n_raw)):  # "the *platform* team" for "our team": one team named among others
+        if (n_raw[j - 2] in ("the", "a", "an") and any(same_word(stem_word(n_raw[j]), w) for w in owned)
+                and n_raw[j - 1] not in _NOT_OTHER and stranger(stem_word(n_raw[j - 1]), o_raw)):
+            return True
+    return False
+
+
+#: People someone has: "my brother's *best friend*" is another person than my brother.
+_PERSON = re.compile(r"(?:\w+\s+)?(friend|wife|husband|partner|boyfriend|girlfriend|boss|manager|colleague|coworker|"
+                     r"neighbou?r|roommate|flatmate|son|daughter|kids?|children|mum|mom|dad|mother|father|sister|brother|"
+                     r"cousin|aunt|uncle|teacher|doctor|dentist|landlord|ex)\b", re.I)
+
+
+def _only_as_owner(older: str, newer: str, heads: tuple[str, ...]) -> bool:
+    """The earlier subject's head noun recurs in the later text only as the owner of another person
+    ("My brother lives in Glasgow." / "my brother's best friend moved to Bristol")."""
+    for head in (w for w in heads if not number_like(w)):
+        seen = [m for m in re.finditer(r"\b([\w-]+?)(['’]s\s+)?\b", newer)
+                if same_word(stem_word(m.group(1).lower()), head)]
+        if seen and all(m.group(2) and _PERSON.match(newer, m.end()) for m in seen):
+            return True
+    return False
+
+
+#: Words between "the" and a noun that do not name another one of it ("the whole team", "the new team").
+_NOT_OTHER = frozenset("""whole entire same current usual old new main full core own""".split())
+
+
+#: Predicates of one kind: "is green" / "are green", "has a lock" / "have a lock".
+_PREDICATE_CLASS = {"are": "is", "was": "is", "were": "is", "'s": "is", "'re": "is", "'m": "is", "am": "is",
+                    "have": "has", "had": "has"}
+
+
+#: Participles not ending in -ed: "is *paid* yearly", "is *kept* in the shed", "was *built* in 1990".
+_IRREGULAR_PARTICIPLES = ("paid|kept|held|built|sold|made|done|run|shown|taken|given|known|written|spent|sent|"
+                          "bought|brought|taught|found|worn|grown|drawn|cut|shut|put|set|split|shared")
+
+
+def _predicate(text: str) -> tuple[tuple[str, ...], str] | None:
+    """``(subject words, main verb)`` of a plain statement that opens with its subject, or None."""
+    m = MAIN_VERB.search(text)
+    if m is None or m.group(0) == ":":
+        return None
+    subject = content(text[: m.start()])
+    verb = m.group(0).lower()
+    after = re.match(r"\s+(?:(?:now|still|currently|officially)\s+)?(?:been\s+)?(\w+(?:ing|ed)|" + _IRREGULAR_PARTICIPLES
+                     + r")\b", text[m.end():], re.I)  # "is *now* owned by": the same predicate as "is owned by"
+    if verb in _PREDICATE_CLASS or verb in ("is", "has"):
+        if after is not None:  # "has been running", "is moving": the participle is the predicate
+            verb = after.group(1).lower()
+    return (subject, _lemma(_PREDICATE_CLASS.get(verb, verb))) if subject else None
+
+
+def _lemma(verb: str) -> str:
+    """A crude verb stem: "running" / "runs" / "run" -> "run", "moved" -> "mov"."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if verb.endswith(suffix) and len(verb) - len(suffix) >= 2:
+            verb = verb[: -len(suffix)]
+            break
+    return verb[:-1] if len(verb) > 2 and verb[-1] == verb[-2] else verb
+
+
+def sibling_fact(older: str, newer: str) -> bool:
+    """The later text is a plain statement about the same subject with another predicate: another
+    attribute of it ("The shed is painted green." / "The shed has a padlock."), not a new value.
+    A new number for a numeric value is left to the other rules ("Leo is 9." / "Leo turns 10 ...")."""
+    a, b = _predicate(older), _predicate(newer)
+    if a is None or b is None or a[1] == b[1]:
+        return False
+    if not (all(any(same_word(w, x) for x in b[0]) for w in a[0])
+            and all(any(same_word(w, x) for x in a[0]) for w in b[0])):
+        return False
+    value_o = content(older)[len(a[0]):]
+    return not (any(number_like(t) for t in value_o) and any(number_like(t) for t in content(newer)[len(b[0]):]))
+
+
+
+#: A name, then a negated verb: "Kenji doesn't run payroll", "Lisa isn't on call".
+_NEGATED = re.compile(r"\b([A-Z][\w'-]+)\s+(doesn't|does not|didn't|did not|isn't|is not|wasn't|was not|won't|"
+                      r"will not|hasn't|has not|never|can't|cannot)\b")
+
+
+def negates_another(older: str, clause: str) -> bool:
+    """``clause`` says what someone the earlier statement does not name does *not* do or is not
+    ("no, Kenji doesn't manage data platform" after "Marta manages the data platform team"): a
+    denial of a rumour about another person, not the earlier value named as gone."""
+    o_words = {w.lower() for w in _RAW.findall(older)}
+    for m in _NEGATED.finditer(clause):
+        name = m.group(1).lower()
+        if content(name) and name not in STOP and name not in o_words:
+            return True
+    return False

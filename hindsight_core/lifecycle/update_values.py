@@ -1,0 +1,183 @@
+"""Did the value change? The earlier value gone or named as removed, a new value of its kind.
+
+Used by :mod:`~hindsight_core.lifecycle.update_rules` once the later text is known to speak about the
+same key: whether the earlier value recurs (:func:`value_removed`), whether the later text states a
+value of a kind the earlier one has (:func:`states_new_value`, :func:`same_number_kind`), or the
+earlier value's qualifier was swapped ("Silver Medallion" / "Gold Medallion").
+
+Example:
+    >>> from hindsight_core.lifecycle.slots import read
+    >>> later = "we don't use Jenkins anymore, it's GitHub Actions"
+    >>> value_removed(("jenkins",), later, read(later))
+    'named'
+"""
+
+from __future__ import annotations
+
+import re
+
+from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_word
+from hindsight_core.lifecycle.update_cues import split_clauses
+from hindsight_core.lifecycle.update_keys import MONTH, NOT_VALUE, is_id, number_like, present, raw_words, stranger
+
+__all__ = ["value_removed", "near_removal", "same_shape", "states_new_value", "one_number_per_slot",
+           "same_number_kind", "qualifier_swapped"]
+
+
+def value_removed(value: tuple[str, ...], newer: str, n: Reading, key: tuple[str, ...] = (), older: str = "") -> str:
+    """``gone`` when no value word recurs, ``named`` when one recurs next to a removal cue, ``kept``
+    when all recur in a clause that also names the key (or anywhere, with no key), else ``partly``.
+
+    "Boulder Barn raised prices again" keeps the old venue's name, but not as the meetup's venue.
+    """
+    words = [v for v in value if v not in STOP and v not in NOT_VALUE]
+    if not words:
+        return "gone"
+    found = [v for v in words if present(v, n)]
+    if not found:
+        return "gone"
+    clauses = split_clauses(newer)
+    if any(near_removal(clause, found, older) for clause in clauses):
+        return "named"
+    if len(found) < len(words):
+        return "partly"
+    if not key:
+        return "kept"
+    for clause in clauses:
+        r = read(clause)
+        if any(present(k, r) for k in key) and all(present(v, r) for v in found):
+            return "kept"
+    return "partly"
+
+
+#: Words before an earlier value that say it went ("no longer X", "off Jira", "from 40k", "dropping Venice").
+_GONE_BEFORE = re.compile(r"(no|not|never|longer|off|from|left|leaving|quit|gave|cancel\w*|kill\w*|pull\w*|stopp?\w*|"
+                          r"dropp?\w*|instead|out|retired|replac\w*|swap\w*|ditch\w*|\w+n't|without|ex|former|sold|"
+                          r"selling|scrapp\w*|donated)",
+                          re.I)
+#: Words after it that say so ("Jenkins anymore", "Reno is closed", "Tomas is moving", "X → Y").
+_GONE_AFTER = re.compile(r"(anymore|closed|was|were|fine|moving|moved|left|retired|gone|sold|scrapped|donated|out|off|→|->|=>|"
+                         r"is(n't)?|stays?)", re.I)
+_GONE_WINDOW = 3  # words between the earlier value and the cue
+
+
+def near_removal(clause: str, found: list[str], older: str = "") -> bool:
+    """A removal cue next to a distinctive earlier value word ("don't use Jenkins anymore", "cut
+    from 40k", "Tomas is moving over"); a bare month or unit does not count, and a value that acts
+    ("Rhiannon changed her hours") is not removed."""
+    words = [w.strip(".,:;!?()") for w in re.findall(r"[\w'’$€£.,:/-]+|→|->|=>", clause.lower())]
+    for i, w in enumerate(words):
+        tok = content(w)
+        if not tok or MONTH.fullmatch(tok[0]) or len(tok[0]) < 3 and not number_like(tok[0]):
+            continue
+        if not any(same_word(tok[0], v) or number_like(v) and tok[0].strip("$€£.,") == v.strip("$€£.,")
+                   for v in found):
+            continue
+        own = set(re.findall(r"[\w'’]+", older.lower()))  # "Someone left a box": its own verb, no removal
+        before = [b for b in words[max(0, i - _GONE_WINDOW):i] if b not in own]
+        after = [a for a in words[i + 1:i + 1 + _GONE_WINDOW] if a not in own or a in ("is", "was")]
+        if any(_GONE_BEFORE.fullmatch(b) for b in before):
+            return True
+        if after and (_GONE_AFTER.fullmatch(after[0]) or (len(after) > 1 and after[0] in ("is", "was", "has", "got")
+                                                           and _GONE_AFTER.fullmatch(after[1]))):
+            if not (after[0] in ("is", "isn't") and len(after) > 1 and not _GONE_AFTER.fullmatch(after[1])):
+                return True
+    return False
+
+
+def _shape(tok: str) -> str:
+    """The form of a value: ``id`` (pg-12, p3), ``version`` (1.29), ``number`` (5184) or ``word``."""
+    if not number_like(tok):
+        return "word"
+    if any(c.isalpha() for c in tok):
+        return "id" if ("-" in tok or "_" in tok or tok[0].isalpha()) else "number"
+    return "version" if tok.count(".") >= 1 else "number"
+
+
+def same_shape(value: tuple[str, ...], o: Reading, n: Reading) -> bool:
+    """The later text's new values include one of the earlier value's form."""
+    old = {_shape(v) for v in value if v not in NOT_VALUE}
+    new = {_shape(t) for t in n.tokens if not present(t, o) and t not in NOT_VALUE}
+    return bool(old & new)
+
+
+def states_new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
+    """The later text states a value of a kind the earlier value has: a new number for a number,
+    a new word or name for words."""
+    o_nums = {t for t in value if number_like(t)}
+    n_new = [t for t in n.tokens if not present(t, o) and t not in NOT_VALUE]
+    if o_nums:
+        named = (any(v in o.names and not number_like(v) for v in value)  # "Fira Code 14pt" -> a new font
+                 and any(t in n.names and not number_like(t) for t in n_new))
+        return named or any(number_like(t) for t in n_new) or bool(n.slots & o.slots & {"day", "status"}
+                                                                     and any(not number_like(t) for t in n_new))
+    if o.slots & _WHEN and n.slots & _WHEN and any(number_like(t) for t in n_new):
+        return True  # "the first Friday" -> "by the 10th": a date for a day
+    return any(not number_like(t) or is_id(t) for t in n_new)
+
+
+#: Slots of a point in time, whose values stand in for each other (a day, a date, a clock time).
+_WHEN = frozenset({"time", "day", "date"})
+#: Slots whose values are numbers of one kind: a count for a count, a sum for a sum.
+_NUMBER_SLOTS = frozenset({"quantity", "money", "percent", "duration", "time", "date", "version", "port"})
+#: Two plain numbers within this factor of each other measure the same thing ("HR 68" / "down to 58").
+_MAGNITUDE_FACTOR = 3.0
+
+
+def _magnitude(tok: str) -> float | None:
+    try:
+        return float(tok)
+    except ValueError:
+        return None
+
+
+def one_number_per_slot(value: tuple[str, ...], o: Reading, n: Reading) -> bool:
+    """The earlier value is a number or time ("I like my digest at 7am") and the later text states
+    another of its kind: one thing liked holds one such value at a time, unlike the things liked."""
+    old = {v for v in value if number_like(v)}
+    new = [t for t in n.tokens if number_like(t) and not present(t, o)]
+    return bool(old and new and not any(present(v, n) for v in old) and same_number_kind(old, new, o, n))
+
+
+def same_number_kind(old: set[str], new: list[str], o: Reading, n: Reading) -> bool:
+    """The later text's new number is of the earlier one's kind: a shared number slot, the same
+    version shape ("1.27" / "1.29"), or plain numbers of about one size ("120 people" / "95 guests")."""
+    if o.slots & n.slots & _NUMBER_SLOTS:
+        return True
+    for a in old:
+        for b in new:
+            if _shape(a) == _shape(b) == "version":
+                return True
+            x, y = _magnitude(a), _magnitude(b)
+            if x and y and max(x, y) / min(x, y) <= _MAGNITUDE_FACTOR:
+                return True
+    return False
+
+
+def qualifier_swapped(older: str, part: str, value: tuple[str, ...], plain: bool = False) -> bool:
+    """The earlier value's head word recurs under another capitalised qualifier, a named tier
+    ("Silver Medallion" / "hit Gold Medallion", "Standard tier" / "Premium tier"), and the old
+    qualifier is gone ("the back door" for "a red door" is another door, not a new colour).
+
+    ``plain``: the later text says it replaces or corrects ("window seats from now on", "sorry, I
+    meant the blue one"), so a lower-case qualifier counts too ("aisle seats" / "window seat")."""
+    o_caps = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", older)}
+    n_caps = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", part)}
+    o_words, n_words = raw_words(older), raw_words(part)
+    for i in range(len(o_words) - 1):
+        qual, head = o_words[i], o_words[i + 1]
+        if qual in STOP or head in STOP or qual not in value or head not in value or number_like(qual) \
+                or (qual not in o_caps and not plain):
+            continue
+        # the old qualifier gone; after "switched to almond milk" it may recur apart ("the oat one was...")
+        if any(same_word(qual, x) and (not plain or (j + 1 < len(n_words) and same_word(n_words[j + 1], head)))
+               for j, x in enumerate(n_words)):
+            continue
+        for j in range(1, len(n_words)):
+            if same_word(n_words[j], head) and (n_words[j - 1] in n_caps or plain) \
+                    and stranger(n_words[j - 1], o_words):
+                return True
+            if (same_word(n_words[j - 1], head) and j + 1 < len(n_words) and n_words[j] == "to"
+                    and n_words[j + 1] in n_caps and stranger(n_words[j + 1], o_words)):
+                return True  # "upgraded my plan to Unlimited" for "the Basic plan"
+    return False

@@ -1,0 +1,162 @@
+"""Update forms the rules read without a model, each beside look-alikes that must stay non-updates.
+
+Every sentence here was written for this file (none comes from the shared dev set): a form is
+covered when reworded instances of it are judged updates *and* its look-alikes are not.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hindsight_core.lifecycle.update_cues import look_alike, update_cue
+from hindsight_core.lifecycle.update_keys import is_tool_record
+from hindsight_core.lifecycle.update_rules import judge_update
+from hindsight_core.lifecycle.update_subjects import negates_another
+
+SIM = 0.5  # a middling cosine: the rules, not the similarity, decide these pairs
+
+
+@pytest.mark.parametrize("older, newer", [
+    # the provider of something changed: "changed vets", "switched gyms", "a new accountant"
+    ("Our accountant is Mr. Haddad at Lakeview Tax.", "we switched accountants, Greenleaf Partners files for us now"),
+    ("My gym is IronWorks on Baker Street.", "changed gyms last week, I lift at Summit Fitness now"),
+    ("The cat's groomer is Paws & Claws on Elm Road.", "we changed groomers, Mittens goes to Fluff Studio now"),
+    # a diff line in a tool record: the new value is after the arrow
+    ("The upload size limit is 25 MB.", "settings diff: upload.size_limit_mb: 25 -> 100"),
+    ("The retry count is 3.", "config change: worker.retry_count: 3 → 5"),
+    # a plural field name for a plural attribute
+    ("The mailer sends 200 emails per batch.", "[mailer] batch done: emails=350 status=ok"),
+    # the earlier value named as dropped, even when both read like one template
+    ("We track bugs in Bugzilla.", "we don't track bugs in Bugzilla anymore, all of it lives in Linear"),
+    # a rename said with "rebranded", when the two read alike
+    ("The customer portal is called Horizon.", "the customer portal has been rebranded as Meridian"),
+    # a switch of a qualified value, the old qualifier mentioned apart ("the soy one")
+    ("I order soy lattes.", "switched to coconut lattes, the soy one kept curdling"),
+    # a habit verb the key reading knows: "put", "write", "feed"
+    ("I put cream in my porridge.", "swapped to yogurt in my porridge, the cream was too heavy"),
+    ("We feed the cat at 7am.", "vet says to feed the cat at 6am from now on"),
+    # a move, the earlier place right after "is in" (read as a name though it opens the rest)
+    ("Our print shop is in Aarhus.", "the print shop relocated to Odense in the spring"),
+    # a named tier replaced, said as "<thing> to <Name>"; "plan to" here is a noun, not a plan
+    ("We're on the Starter tier for the CRM.", "moved our CRM tier to Growth last week, the limits were killing us"),
+    ("I'm on the Standard plan for my gym.", "changed my gym plan to Premium, sauna included"),
+    # "the whole X" is still our X
+    ("Our lab has 4 microscopes.", "the whole lab has 6 microscopes now after the grant"),
+    # a JSON change record naming the setting
+    ("The backup retention is 14 days.", '{"key": "backup_retention_days", "old": 14, "new": 30}'),
+    # a new holder of a duty named by its title ("new chair", "new treasurer")
+    ("Ayo chairs the parents' council.", "the parents' council has a new chair, Malika, Ayo stepped down"),
+    # the earlier thing sold off beside the new one
+    ("I ride a Brompton.", "got a Vanmoof last week, sold the Brompton to a colleague"),
+    # the subject's own new place, said with a possessive
+    ("My aunt lives in Dundee.", "my aunt's new flat is in Perth, she moved in March"),
+    # a time pushed or shifted
+    ("The quarterly planning call is at 14:00.", "we pushed the quarterly planning call to 15:30"),
+])
+def test_reworded_update_forms(older, newer):
+    assert judge_update(older, newer, SIM) is not None
+
+
+@pytest.mark.parametrize("older, newer", [
+    # someone else changed provider, or a provider's own news
+    ("Our accountant is Mr. Haddad at Lakeview Tax.", "my cousin switched accountants, she uses Greenleaf now"),
+    ("My gym is IronWorks on Baker Street.", "IronWorks changed its opening hours, it opens at 6 now"),
+    ("My gym is IronWorks on Baker Street.", "thinking about changing gyms, maybe Summit Fitness"),
+    # a diff of another entity's field of the same name
+    ("The upload size limit is 25 MB.", "settings diff: avatar.size_limit_mb: 25 -> 5"),
+    # a negated claim about someone the earlier statement does not name
+    ("Ingrid runs the release process.", "no, Tobias doesn't run releases, he only shadowed Ingrid once"),
+    ("Ingrid runs the release process.", "Tobias isn't running the release process, whatever the thread says"),
+    # another instance of the subject: a new qualifier before a shared subject word, one earlier word gone
+    ("The team Jira board is called PLAT.", "the mobile team board is called MOB"),
+    ("The cat's groomer is Paws & Claws on Elm Road.", "the dog's groomer changed, Rex goes to Fluff Studio"),
+    # "the <other> X" for "our X": one X named among several
+    ("Our lab has 4 microscopes.", "the imaging lab has 9 microscopes"),
+    ("My squad has 5 people.", "the mobile squad has 7 people"),
+    # a field of another owner: its name has a word the earlier statement lacks
+    ("The backup retention is 14 days.", '{"key": "log_retention_days", "old": 14, "new": 7}'),
+    ("The backup retention is 14 days.", "config: log_retention_days=7"),
+    # another holder of another duty; someone else's sale; the thing itself busy, not gone
+    ("Ayo chairs the parents' council.", "the new chair of the allotment society is Malika"),
+    ("I ride a Brompton.", "my brother sold his Brompton last week"),
+    ("I ride a Brompton.", "the Brompton went in for a service today"),
+    # the subject only as the owner of another person
+    ("My aunt lives in Dundee.", "my aunt's neighbour moved to Perth"),
+    ("Our landlord is based in Leeds.", "our landlord's son relocated to York"),
+    # a previous one, in the past tense
+    ("The rent review is due in June.", "the previous rent review was due in February"),
+    # near misses and one-day exceptions
+    ("The quarterly planning call is at 14:00.", "we almost pushed the planning call to 15:30 but decided to keep it"),
+    ("The quarterly planning call is at 14:00.", "only tomorrow the planning call is at 16:00, the room is taken"),
+    # additions and a second qualified value that keeps the first
+    ("I order soy lattes.", "switched to coconut milk for smoothies, soy lattes are still my coffee order"),
+])
+def test_look_alikes_of_those_forms_are_not_updates(older, newer):
+    assert judge_update(older, newer, SIM) is None
+
+
+@pytest.mark.parametrize("text, form", [
+    ("just for tomorrow the gym opens at 10", "temporary"),
+    ("the gym opens at 10 tomorrow only", "temporary"),
+    ("we nearly moved the offsite to Porto but stayed with Lisbon in the end", "cancelled_plan"),
+    ("we decided against switching to Linear", "cancelled_plan"),
+    ("we plan to move the print shop to Odense", "plan"),
+    ("the plan is to switch tiers in May", "plan"),
+    ("our former office was in Leith", "past_event"),
+    ("kept the standup where it was after the vote", "cancelled_plan"),
+])
+def test_new_look_alike_shapes(text, form):
+    assert look_alike(text) == form
+
+
+@pytest.mark.parametrize("text", [
+    "starting tomorrow the gym opens at 10",  # an effective time, not a one-day exception
+    "the price nearly doubled to $40",  # "nearly" with no "but": no near miss
+    "switched the phone plan to Unlimited",  # "plan to" after a noun: the plan is a thing
+])
+def test_update_shapes_that_are_not_look_alikes(text):
+    assert look_alike(text) is None
+
+
+def test_push_and_shift_are_change_cues():
+    assert update_cue("pushed the review to Friday") == "change"
+    assert update_cue("the review shifted to Friday") == "change"
+
+
+def test_a_diff_line_is_a_tool_record_and_prose_arrows_need_a_key():
+    assert is_tool_record("ci.timeout_minutes: 30 -> 45")
+    assert not is_tool_record("morale went up -> everyone is happier")
+
+
+def test_negates_another_only_for_a_name_the_earlier_text_lacks():
+    assert negates_another("Ingrid runs the release process.", "Tobias doesn't run releases")
+    assert not negates_another("Ingrid runs the release process.", "Ingrid doesn't run releases anymore")
+    assert not negates_another("We use Slack.", "We don't use Slack anymore")
+
+
+def test_a_passive_predicate_is_another_attribute_for_the_template_rule_too():
+    from hindsight_core.lifecycle.beliefs import contradicts
+    from hindsight_core.lifecycle.update_rules import sibling_fact
+
+    assert sibling_fact("The VPN client is Tunnelblick.", "The VPN client is paid monthly.")
+    assert contradicts("The VPN client is Tunnelblick.", "The VPN client is paid monthly.") is None
+    assert contradicts("The VPN client is Tunnelblick.", "The VPN client is now WireGuard.") is not None
+    # an adverb before the participle keeps the predicate: "is now hosted by" is "is hosted by"
+    assert not sibling_fact("The wiki is hosted by Ingrid.", "The wiki is now hosted by Tobias.")
+    assert contradicts("The wiki is hosted by Ingrid.", "The wiki is now hosted by Tobias.") is not None
+
+
+def test_another_head_before_the_same_verb_rivals_nothing():
+    from hindsight_core.lifecycle.rivals import rival
+
+    assert rival("My tablet has 64GB of storage.", "my work phone has 256GB of storage",
+                 "How much storage does my tablet have?") is None
+    assert rival("My tablet has 64GB of storage.", "been living with the tablet at 256GB of storage since the swap",
+                 "How much storage does my tablet have?") is not None
+
+
+def test_the_owner_of_another_person_rivals_nothing():
+    from hindsight_core.lifecycle.rivals import rival
+
+    assert rival("My aunt lives in Dundee.", "my aunt's neighbour has been living in Perth for years",
+                 "Where does my aunt live?") is None
