@@ -3,7 +3,9 @@
 Captures one conversation (default 3: 629 turns) into an in-memory bank with the bundled model, waits
 for its background work (the keyword-expansion vocabulary is learnt there, retrieval/expansion.py),
 times the first recall, warms up, then times recall(k=10) for every one of its questions with the
-default config. Two same-run comparisons follow, because this machine's run-to-run spread is wider
+default config (``stages_ms``: each pipeline stage's share, from the recall trace: the query's model
+call, then the channels, the two scoring passes, the graph channel and the assembly; the rest of a
+recall is reading the hits from Chroma and the expansion's word lookups). Two same-run comparisons follow, because this machine's run-to-run spread is wider
 than the differences they measure:
 
 * ``expansion``: every question recalled with keyword expansion on and off, alternating which goes
@@ -62,10 +64,13 @@ def run(conversation: int = 3, fresh_repeats: int = 3) -> dict[str, object]:
     for q in questions[1:5]:
         bank.recall(q, k=10)
     lat = []
+    stages: dict[str, list[float]] = {}
     for q in questions:
         started = time.perf_counter()
-        bank.recall(q, k=10)
+        result = bank.recall(q, k=10)
         lat.append((time.perf_counter() - started) * 1000)
+        for name, ms in [("embed", result.trace["embed_ms"]), *result.trace["timings_ms"].items()]:
+            stages.setdefault(name, []).append(ms)
     configs = {"on": RecallConfig(expansion_weight=0.5), "off": RecallConfig(expansion_weight=0.0)}
     paired: dict[str, list[float]] = {name: [] for name in (*configs, "on_question_words_new")}
     for n, q in enumerate(questions):
@@ -93,6 +98,7 @@ def run(conversation: int = 3, fresh_repeats: int = 3) -> dict[str, object]:
             "ingest_turns_per_s": round(ingest, 1), "first_recall_ms": round(first, 1),
             "recall_p50_ms": round(float(np.percentile(lat, 50)), 1),
             "recall_p95_ms": round(float(np.percentile(lat, 95)), 1),
+            "stages_ms": {name: _pct(v) for name, v in stages.items()},
             "default_expansion_weight": RecallConfig().expansion_weight,
             "expansion": {name: _pct(v) for name, v in paired.items()},
             "fresh_open": {f"{words}_{name}": {"first_recall_ms": _pct(v["first"]),

@@ -23,6 +23,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from hindsight_core._packed_encode import encode_packed
 from hindsight_core.embed_batching import Coalescer
 from hindsight_core.errors import InvalidInputError, OptionalDependencyError
 
@@ -218,7 +219,9 @@ class SentenceTransformerEmbedder:
     def _encode_small(self, texts: list[str]) -> np.ndarray:
         model = self.model
         with _one_thread():
-            out = model.encode(texts, batch_size=_BATCH, normalize_embeddings=True, show_progress_bar=False)
+            out = encode_packed(model, texts)  # a question with its short words: one unpadded pass
+            if out is None:
+                out = model.encode(texts, batch_size=_BATCH, normalize_embeddings=True, show_progress_bar=False)
         return _normalise(out)
 
 

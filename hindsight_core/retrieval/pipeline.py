@@ -118,8 +118,8 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
     def with_neighbours(ids: list[str]) -> list[str]:
         out = dict.fromkeys(ids)
         if cfg.prev_weight or cfg.next_weight:
-            for i in ids:
-                for other in graph.prev_next(i):
+            for pair in scorer.adjacent(ids):
+                for other in pair:
                     if other is not None:
                         out[other] = None
         return [i for i in out if i in units and _allowed(units[i], req)]
@@ -151,7 +151,8 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
     extra = list(dict.fromkeys(extra))
     pool = with_neighbours(pool0 + extra) if extra else pool0
     successor_of = present.predecessors(pool, index, req.statuses)  # stale facts are scored for their successor
-    pool = pool + [uid for uid in successor_of if uid not in set(pool)]
+    in_pool = set(pool)
+    pool = pool + [uid for uid in successor_of if uid not in in_pool]
     lap("graph")
     if cfg.fusion == "rrf":
         allowed = set(pool)

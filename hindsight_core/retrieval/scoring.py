@@ -35,6 +35,8 @@ class PoolScorer:
     topic: np.ndarray | None = None  # the query's topic vector (retrieval/topic.py), when it named a speaker
     _cos: dict[str, float] = field(default_factory=dict)
     _ctx: dict[str, float] = field(default_factory=dict)
+    _raw: dict[str, tuple[float, ...]] = field(default_factory=dict)  # a unit's own features (_unit_features)
+    _adj: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)  # its previous and next unit
 
     def cosines(self, ids: list[str]) -> np.ndarray:
         new = [i for i in ids if i not in self._cos]
@@ -76,33 +78,63 @@ class PoolScorer:
             out.append((col, cfg.context_next_weight))
         return out
 
+    def adjacent(self, ids: list[str]) -> list[tuple[str | None, str | None]]:
+        """``graph.prev_next`` of each id, cached: a recall asks for the pool's neighbours three times."""
+        adj, prev_next = self._adj, self.index.graph.prev_next
+        for i in ids:
+            if i not in adj:
+                adj[i] = prev_next(i)
+        return [adj[i] for i in ids]
+
+    def _unit_columns(self) -> list[float]:
+        """The weights of the features :meth:`_unit_features` computes, in its column order."""
+        cfg = self.cfg
+        return [w for w, on in ((cfg.keyword_weight, True), (cfg.session_weight, True),
+                                (cfg.speaker_weight, bool(self.named)),
+                                (cfg.temporal_weight, self.window is not None)) if w and on]
+
+    def _unit_features(self, ids: list[str]) -> np.ndarray:
+        """The features that depend on the unit alone (BM25, its session's BM25, "the query names
+        its speaker", closeness to the window), one row per id, computed once per unit: the pool
+        is scored twice and the second pool holds the first."""
+        raw, cfg, units = self._raw, self.cfg, self.index.units
+        kw = self.keyword if cfg.keyword_weight else None
+        sessions = self.sessions if cfg.session_weight else None
+        named = self.named if cfg.speaker_weight and self.named else None
+        window = self.window if cfg.temporal_weight else None
+        slack = cfg.temporal_slack_days * 86400.0
+        for i in ids:
+            if i in raw:
+                continue
+            u = units[i]
+            row: list[float] = []
+            if kw is not None:
+                row.append(kw.get(i, 0.0))
+            if sessions is not None:
+                row.append(sessions.get(u.session_id or "", 0.0))
+            if named is not None:
+                row.append(1.0 if (u.speaker or "").lower() in named else 0.0)
+            if window is not None:
+                row.append(temporal_score(u, window, slack))
+            raw[i] = tuple(row)
+        return np.array([raw[i] for i in ids], dtype=np.float64).reshape(len(ids), -1)
+
     def score(self, ids: list[str], extras: Mapping[str, tuple[np.ndarray, float]] | None = None) -> np.ndarray:
         """Fused score of each id in ``ids`` (same order)."""
         if not ids:
             return np.zeros(0)
-        cfg, units = self.cfg, self.index.units
+        cfg = self.cfg
         cos = self.cosines(ids)
         cols = [cos]
         weights = [cfg.dense_weight]
         if cfg.topic_weight and self.topic is not None:
             cols.append(self.topic_cosines(ids))
             weights.append(cfg.topic_weight)
-        if cfg.keyword_weight:
-            cols.append(np.fromiter((self.keyword.get(i, 0.0) for i in ids), dtype=np.float64, count=len(ids)))
-            weights.append(cfg.keyword_weight)
-        if cfg.session_weight:
-            cols.append(np.fromiter((self.sessions.get(units[i].session_id or "", 0.0) for i in ids),
-                                    dtype=np.float64, count=len(ids)))
-            weights.append(cfg.session_weight)
-        if cfg.speaker_weight and self.named:
-            cols.append(np.fromiter((1.0 if (units[i].speaker or "").lower() in self.named else 0.0 for i in ids),
-                                    dtype=np.float64, count=len(ids)))
-            weights.append(cfg.speaker_weight)
-        if cfg.temporal_weight and self.window is not None:
-            w = self.window
-            cols.append(np.fromiter((temporal_score(units[i], w, cfg.temporal_slack_days * 86400.0) for i in ids),
-                                    dtype=np.float64, count=len(ids)))
-            weights.append(cfg.temporal_weight)
+        unit_weights = self._unit_columns()
+        if unit_weights:
+            own = self._unit_features(ids)
+            cols.extend(own[:, c] for c in range(own.shape[1]))
+            weights.extend(unit_weights)
         for col, w in [*self._context_columns(ids), *(extras or {}).values()]:
             if w:
                 cols.append(np.asarray(col, dtype=np.float64))
@@ -116,15 +148,12 @@ class PoolScorer:
         return base + self._propagate(ids, base)
 
     def _propagate(self, ids: list[str], base: np.ndarray) -> np.ndarray:
-        graph = self.index.graph
-        pos = {i: r for r, i in enumerate(ids)}
+        pos = dict(zip(ids, range(len(ids))))
+        adj = self.adjacent(ids)
         floor = float(base.min())
-        prev = np.full(len(ids), floor)
-        nxt = np.full(len(ids), floor)
-        for r, i in enumerate(ids):
-            before, after = graph.prev_next(i)
-            if before is not None and (j := pos.get(before)) is not None:
-                prev[r] = base[j]
-            if after is not None and (j := pos.get(after)) is not None:
-                nxt[r] = base[j]
+        # position of each unit's previous / next unit in the pool, -1 when it has none there
+        before = np.fromiter((pos.get(b, -1) if b is not None else -1 for b, _ in adj), dtype=np.intp, count=len(ids))
+        after = np.fromiter((pos.get(a, -1) if a is not None else -1 for _, a in adj), dtype=np.intp, count=len(ids))
+        prev = np.where(before >= 0, base[before], floor)
+        nxt = np.where(after >= 0, base[after], floor)
         return self.cfg.prev_weight * prev + self.cfg.next_weight * nxt

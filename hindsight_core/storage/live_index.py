@@ -96,7 +96,9 @@ class LiveIndex:
     def vectors(self, ids: Sequence[str]) -> np.ndarray:
         if not ids:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self._hot.get(i) if i in self._hot else self._cold[i] for i in ids])
+        if self._cold:
+            return np.stack([self._hot.get(i) if i in self._hot else self._cold[i] for i in ids])
+        return self._hot.rows(ids)  # one gather; a recall asks for a few hundred rows, twice
 
     def keyword_search(self, query: str, n: int, *, archived: bool = False) -> list[tuple[str, float]]:
         """BM25 over hot units; with ``archived``, the cold index's hits are merged in by score."""
