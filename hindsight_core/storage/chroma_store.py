@@ -28,13 +28,14 @@ import numpy as np
 from hindsight_core.errors import InvalidInputError, NotFoundError, SchemaVersionError, StorageError
 from hindsight_core.storage._chroma_cache import PERSIST_EVERY_WRITE
 
-__all__ = ["ChromaStore", "BANK_KEY", "validate_bank_id"]
+__all__ = ["ChromaStore", "BANK_KEY", "validate_bank_id", "snapshot_name"]
 
 log = logging.getLogger("hindsight.storage")
 
 BANK_KEY = "hindsight_bank"
 _PREFIX = "hs-"
 _LOG_PREFIX = "hslog-"  # a bank's change log; never listed as a bank (no BANK_KEY in its metadata)
+_SNAP_PREFIX = "hsnap-"  # a bank's index snapshot on a server (storage/chroma_snapshot.py); never listed either
 #: A reader re-reads log entries this much older than the newest it has seen, so a writer whose
 #: entry lands late (or whose clock is behind, up to this much) is still seen.
 LOG_WINDOW_NS = 10 * 1_000_000_000
@@ -86,6 +87,12 @@ LOG_HANDLES = 2048
 
 def _log_name(bank_collection: str) -> str:
     return _LOG_PREFIX + bank_collection[len(_PREFIX):]
+
+
+def snapshot_name(bank_collection: str) -> str:
+    """The collection holding the index snapshot of the bank stored in ``bank_collection`` (same
+    length as its change log's name, so within Chroma's name limit for every bank name)."""
+    return _SNAP_PREFIX + bank_collection[len(_PREFIX):]
 
 
 def _gone(exc: BaseException) -> bool:
@@ -399,8 +406,20 @@ class ChromaStore:
         with self._logs_lock:
             for key in [k for k, v in self._logs.items() if getattr(v, "name", None) == _log_name(name)]:
                 del self._logs[key]
+        self._drop_snapshot(bank, name)
         self.scrub()
         return True
+
+    def _drop_snapshot(self, bank: str, name: str) -> None:
+        """Delete the bank's index snapshot collection (a server's; see ``storage/chroma_snapshot.py``):
+        deleted data must not stay readable there either."""
+        if not self._server:
+            return
+        try:
+            self.client.delete_collection(snapshot_name(name))
+        except Exception as exc:  # noqa: BLE001 - most banks have no snapshot
+            if not _gone(exc):
+                raise _storage_error(f"delete the index snapshot of bank {bank!r}", exc, self.path) from exc
 
     # ---- change log -----------------------------------------------------------------------------
     def _keep_log(self, key: str, log: Any) -> None:
@@ -489,6 +508,23 @@ class ChromaStore:
                 raise NotFoundError("the bank was deleted (or dropped and created again) by another process") from None
             raise _storage_error("read the change log", exc, self.path) from exc
         return [(i, int(m["ts"]), str(m["op"]), str(m.get("w", ""))) for i, m in zip(res["ids"], res["metadatas"])]
+
+    def log_size(self, col: Any) -> int:
+        """How many entries the bank's change log holds (one per unit ever written; 0 without a log)."""
+        log = self._log_of(col)
+        if log is None:
+            return 0
+        try:
+            return int(log.count())
+        except Exception as exc:  # noqa: BLE001
+            if _gone(exc):
+                raise NotFoundError("the bank was deleted (or dropped and created again) by another process") from None
+            raise _storage_error("read the change log", exc, self.path) from exc
+
+    @property
+    def is_server(self) -> bool:
+        """Whether this store is a Chroma server (several processes may share it)."""
+        return self._server
 
     # ---- records --------------------------------------------------------------------------------
     def upsert(self, col: Any, ids: Sequence[str], documents: Sequence[str], metadatas: Sequence[dict[str, Any]],

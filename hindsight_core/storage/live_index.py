@@ -72,6 +72,8 @@ class LiveIndex:
         # collection's vectors re-normalised, which can move a component by an ulp, so a snapshot
         # reads these back from Chroma and equals a rebuild bit for bit.
         self._unsynced: set[str] = set()
+        #: How :meth:`load` filled the index: ``"snapshot"``, ``"chroma"`` (rebuilt) or ``""`` (not loaded).
+        self.source = ""
 
     # ---- BankIndex protocol ---------------------------------------------------------------------
     def dense_search(self, vector: np.ndarray, n: int, *, archived: bool = False) -> list[tuple[str, float]]:
@@ -116,7 +118,9 @@ class LiveIndex:
             self._applied = {i: ts for i, ts, _, _ in recent}
             self.cursor = max([self.cursor] + list(self._applied.values()))
         if restore is not None and restore(self):
+            self.source = "snapshot"
             return self
+        self.source = "chroma"
         return self.rebuild()
 
     def rebuild(self) -> "LiveIndex":

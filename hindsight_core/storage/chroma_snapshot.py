@@ -1,0 +1,191 @@
+"""Index snapshots kept in Chroma itself, so engines on a Chroma server open large banks without a rebuild.
+
+An embedded store keeps a bank's snapshot in a file beside its folder (:mod:`.snapshot`). On a
+server there is no shared folder, so the same bytes (:func:`.snapshot.encode`) are stored in the
+server, in one collection per bank named after it (:func:`~.chroma_store.snapshot_name`)::
+
+    hsnap-<bank collection suffix>
+        "head"            metadata {snapshot, chunks, since, revision}: which chunks make the snapshot
+        "<snapshot>-<k>"  metadata {d: base64 of bytes k*CHUNK..}: the snapshot's bytes, in order
+
+Every process that reaches the server reads it; nothing is written on the capture path. A snapshot
+is written where the embedded one is: when a bank of at least ``CacheConfig.snapshot_min_units``
+units leaves an engine's cache (on the engine's background pool, so the call that evicted it does not
+wait for the upload) and when the engine closes. ``delete_bank`` deletes the collection with the
+bank (``ChromaStore.drop_bank``), whichever process deletes it.
+
+**When a snapshot is fresh.** The embedded rule is "the header's revision equals Chroma's write-log
+position now". A server shows no write-log position, so the revision here is read from the bank's
+own change log (the ``hslog-`` collection every write on a server is recorded in, which is how running
+processes catch up with each other, see ``LiveIndex.catch_up``) and the bank itself:
+
+* the bank's record count (a unit written without its log entry, as by a writer that died between
+  the two, changes it);
+* the change log's entry count (one entry per unit ever written or deleted);
+* a SHA-256 of every log entry ``(unit id, time, op)`` newer than the snapshot's position minus the log
+  window (``LOG_WINDOW_NS``, the clock skew catch-up already tolerates): any write or delete since the
+  snapshot adds or re-times an entry there.
+
+A snapshot is used only when all three, the collection id, vector dimension, versions and the CRC-32
+of its bytes match; otherwise the bank is rebuilt from Chroma and a debug log says why. So a stale,
+torn (a chunk missing: a save in progress, or a concurrent one) or corrupted snapshot is never
+served. A snapshot is taken only when the saving engine's index holds exactly the bank's record
+count after catching up, and the log is read *before* the index is exported: a write landing in
+between makes the snapshot look older than it is (rebuilt next time), never newer. The same limit
+as catch-up applies: a writer whose clock is behind by more than the log window, and who only
+rewrites existing units, is not seen.
+
+Example:
+    >>> from hindsight_core.storage.chroma_store import snapshot_name
+    >>> snapshot_name("hs-k-" + "0" * 40)[:10]
+    'hsnap-k-00'
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hindsight_core.storage._chroma_cache import PERSIST_EVERY_WRITE
+from hindsight_core.storage.chroma_store import LOG_WINDOW_NS, snapshot_name
+from hindsight_core.storage.snapshot import SNAPSHOT_MIN_UNITS, encode, install
+
+if TYPE_CHECKING:
+    from hindsight_core.storage.live_index import LiveIndex
+
+__all__ = ["ChromaSnapshots", "CHUNK_CHARS"]
+
+log = logging.getLogger("hindsight.snapshot")
+
+#: Base64 characters per chunk record (3 MB of snapshot): one upsert each, small enough for a
+#: server's request limits, large enough that a 20,000-unit bank (about 40 MB at 384 dims) is ~13
+#: requests. Kept in metadata, not documents: Chroma full-text indexes documents (measured: 30 MB
+#: written as documents took 28 s and grew the server's folder by ~700 MB; as metadata, 5 s).
+CHUNK_CHARS = 4 * 2**20
+_HEAD = "head"
+_ONE = np.ones((1, 1), dtype=np.float32)  # Chroma wants a vector per record; these are never searched
+
+
+def _revision(store: Any, col: Any, since: int) -> dict[str, Any]:
+    """The bank's state as a snapshot names it (see the module docstring)."""
+    recent = sorted((i, ts, op) for i, ts, op, _ in store.changes(col, since))
+    digest = hashlib.sha256("\n".join(f"{i}\t{ts}\t{op}" for i, ts, op in recent).encode()).hexdigest()
+    return {"units": store.count(col), "log": store.log_size(col), "since": since, "recent": digest}
+
+
+def _gone(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "does not exist" in text or "not found" in text or "404" in text
+
+
+class ChromaSnapshots:
+    """Banks' snapshots in a Chroma server: :meth:`save`, :meth:`restore` (same calls as ``SnapshotDir``).
+
+    Counters (this engine's, for tests and benchmarks): :attr:`restored`, :attr:`refused` (a snapshot
+    was there but not used) and :attr:`saved`.
+    """
+
+    def __init__(self, *, min_units: int = SNAPSHOT_MIN_UNITS, save: bool = True) -> None:
+        self.min_units = min_units
+        self.saves = save
+        self.restored = 0
+        self.refused = 0
+        self.saved = 0
+
+    @staticmethod
+    def _collection(index: "LiveIndex", *, create: bool) -> Any | None:
+        client, name = index.store.client, snapshot_name(index.collection.name)
+        try:
+            if create:
+                return client.get_or_create_collection(name, embedding_function=None, metadata={"hindsight_snapshot_of":
+                                                       index.collection.name}, configuration={"hnsw": dict(PERSIST_EVERY_WRITE)})
+            return client.get_collection(name, embedding_function=None)
+        except Exception as exc:  # noqa: BLE001
+            if not create and _gone(exc):
+                return None
+            raise
+
+    def discard(self, bank_id: str) -> None:
+        """Nothing to do: ``ChromaStore.drop_bank`` deletes the snapshot collection with the bank."""
+
+    def save(self, bank_id: str, index: "LiveIndex") -> bool:
+        """Store ``index``'s snapshot in the server; False when the bank is too small or not exactly
+        in step with Chroma (it is then rebuilt at its next open, as without snapshots)."""
+        col = index.collection
+        if not self.saves or col is None or len(index.units) < self.min_units:
+            return False
+        store = index.store
+        since = time.time_ns() - LOG_WINDOW_NS
+        revision = _revision(store, col, since)  # read before the export: see the module docstring
+        index.catch_up()
+        if len(index.units) != revision["units"]:
+            log.debug("bank %r not snapshotted: its index holds %d units, Chroma %d", bank_id, len(index.units),
+                      revision["units"])
+            return False
+        text = base64.b64encode(b"".join(encode(index, revision))).decode("ascii")
+        chunks = [text[at:at + CHUNK_CHARS] for at in range(0, len(text), CHUNK_CHARS)]
+        snap_id = uuid.uuid4().hex
+        target = self._collection(index, create=True)
+        for k, chunk in enumerate(chunks):
+            target.upsert(ids=[f"{snap_id}-{k}"], embeddings=_ONE, metadatas=[{"d": chunk}])
+        target.upsert(ids=[_HEAD], embeddings=_ONE, metadatas=[{
+            "snapshot": snap_id, "chunks": len(chunks), "since": since, "revision": json.dumps(revision)}])
+        try:  # deleted by another process meanwhile: it dropped the bank first, so drop what was just written
+            current = store.client.get_collection(col.name, embedding_function=None)
+            alive = str(current.id) == str(col.id)
+        except Exception as exc:  # noqa: BLE001
+            if not _gone(exc):
+                raise
+            alive = False
+        if not alive:
+            store.client.delete_collection(target.name)
+            return False
+        head = target.get(ids=[_HEAD], include=["metadatas"])["metadatas"]
+        keep = f"{head[0]['snapshot']}-" if head else f"{snap_id}-"
+        old = [i for i in target.get(include=[])["ids"] if i != _HEAD and not i.startswith(keep)]
+        if old:  # earlier snapshots' chunks (and a concurrent saver's, whose head then reads as torn)
+            target.delete(ids=old)
+        self.saved += 1
+        return True
+
+    def restore(self, bank_id: str, index: "LiveIndex") -> bool:
+        """Fill ``index`` from the bank's snapshot when it is fresh and whole; False: rebuild from Chroma."""
+        col = index.collection
+        if col is None:
+            return False
+        try:
+            source = self._collection(index, create=False)
+            if source is None:
+                return False
+            head = source.get(ids=[_HEAD], include=["metadatas"])["metadatas"]
+            if not head:
+                return False
+            snap_id, count, since = head[0]["snapshot"], int(head[0]["chunks"]), int(head[0]["since"])
+            revision = _revision(index.store, col, since)
+            if head[0].get("revision") != json.dumps(revision):
+                return self._refuse(bank_id, "the bank changed since it was taken (change log or unit count differ)")
+            ids = [f"{snap_id}-{k}" for k in range(count)]
+            got = source.get(ids=ids, include=["metadatas"])
+            parts = dict(zip(got["ids"], got["metadatas"]))
+            if len(parts) != count:
+                return self._refuse(bank_id, f"torn: {len(parts)} of its {count} chunks are there")
+            data = bytearray(base64.b64decode("".join(parts[i]["d"] for i in ids), validate=True))
+        except Exception as exc:  # noqa: BLE001 - an unreadable snapshot means: rebuild
+            return self._refuse(bank_id, f"unreadable ({type(exc).__name__}: {exc})")
+        reason = install(index, data, revision)
+        if reason is not None:
+            return self._refuse(bank_id, reason)
+        self.restored += 1
+        return True
+
+    def _refuse(self, bank_id: str, reason: str) -> bool:
+        self.refused += 1
+        log.debug("index snapshot of bank %r in Chroma not used (%s); rebuilding from Chroma", bank_id, reason)
+        return False
