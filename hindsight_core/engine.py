@@ -52,7 +52,8 @@ class MemoryEngine:
             always opens it read-only (recall, get and export work; writes raise ``StorageError``).
         cache: A :class:`~hindsight_core.CacheConfig`: how many banks (and units) stay
             loaded, the background pool's size and index snapshots. Defaults: 1,000 banks,
-            250,000 units, 4 background threads, snapshots on (embedded stores).
+            250,000 units, 4 background threads, snapshots on (beside an embedded folder; on a
+            server, stored in the server so every process opens large banks from them).
         secure_delete: After ``delete``/``delete_bank`` wipe the deleted bytes from every file of
             the folder (default). It rewrites ``chroma.sqlite3`` per delete call (seconds for a
             store of many thousand units); ``False`` leaves them in SQLite's free pages until reused.

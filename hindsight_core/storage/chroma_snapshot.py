@@ -12,7 +12,9 @@ Every process that reaches the server reads it; nothing is written on the captur
 is written where the embedded one is: when a bank of at least ``CacheConfig.snapshot_min_units``
 units leaves an engine's cache (on the engine's background pool, so the call that evicted it does not
 wait for the upload) and when the engine closes. ``delete_bank`` deletes the collection with the
-bank (``ChromaStore.drop_bank``), whichever process deletes it.
+bank (``ChromaStore.drop_bank``), whichever process deletes it. Unlike a file beside an embedded
+folder, a stored snapshot is not consumed when opened (other processes open from it too), and a
+close that finds it still fresh does not upload it again.
 
 **When a snapshot is fresh.** The embedded rule is "the header's revision equals Chroma's write-log
 position now". A server shows no write-log position, so the revision here is read from the bank's
@@ -129,10 +131,13 @@ class ChromaSnapshots:
             log.debug("bank %r not snapshotted: its index holds %d units, Chroma %d", bank_id, len(index.units),
                       revision["units"])
             return False
+        target = self._collection(index, create=True)
+        head = target.get(ids=[_HEAD], include=["metadatas"])["metadatas"]
+        if head and head[0].get("revision") == json.dumps(_revision(store, col, int(head[0]["since"]))):
+            return True  # the stored snapshot is still fresh (the bank was opened from it and not changed)
         text = base64.b64encode(b"".join(encode(index, revision))).decode("ascii")
         chunks = [text[at:at + CHUNK_CHARS] for at in range(0, len(text), CHUNK_CHARS)]
         snap_id = uuid.uuid4().hex
-        target = self._collection(index, create=True)
         for k, chunk in enumerate(chunks):
             target.upsert(ids=[f"{snap_id}-{k}"], embeddings=_ONE, metadatas=[{"d": chunk}])
         target.upsert(ids=[_HEAD], embeddings=_ONE, metadatas=[{

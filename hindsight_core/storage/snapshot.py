@@ -22,11 +22,11 @@ when every check passes, otherwise it is deleted and the bank is rebuilt from Ch
   describes the bank as it was last closed by this engine; a crash while the bank was open leaves no
   snapshot, and the next open rebuilds.
 
-Only the embedded store writes snapshots (one process owns the folder, see ``storage/_folder_lock.py``),
-because the revision is read from the folder's ``chroma.sqlite3`` (read-only; a Chroma without that
-log layout gives no revision and snapshots are simply not used). With the storage layer's
-Chroma-stored bank revision (issue 11) the header should carry that revision instead, which makes
-snapshots safe on a Chroma server shared by several processes too (stored as a blob beside the bank).
+This module's files serve the embedded store (one process owns the folder, see
+``storage/_folder_lock.py``), because the revision is read from the folder's ``chroma.sqlite3``
+(read-only; a Chroma without that log layout gives no revision and snapshots are simply not used).
+On a Chroma server the same bytes (:func:`encode`, checked by :func:`install`) are stored in the
+server itself, with a revision read from the bank's change log: see ``storage/chroma_snapshot.py``.
 
 The payload is a small JSON document (ids, texts, vocabularies) and flat numpy arrays (vectors,
 postings, graph edges as unit numbers), written as raw little-endian bytes after a table of their
