@@ -16,7 +16,7 @@ bank (``ChromaStore.drop_bank``), whichever process deletes it. Unlike a file be
 folder, a stored snapshot is not consumed when opened (other processes open from it too), and a
 close that finds it still fresh does not upload it again.
 
-**When a snapshot is fresh.** The embedded rule is "the header's revision equals Chroma's write-log
+**When a snapshot is used.** The embedded rule is "the header's revision equals Chroma's write-log
 position now". A server shows no write-log position, so the revision here is read from the bank's
 own change log (the ``hslog-`` collection every write on a server is recorded in, which is how running
 processes catch up with each other, see ``LiveIndex.catch_up``) and the bank itself:
@@ -28,13 +28,17 @@ processes catch up with each other, see ``LiveIndex.catch_up``) and the bank its
   window (``LOG_WINDOW_NS``, the clock skew catch-up already tolerates): any write or delete since the
   snapshot adds or re-times an entry there.
 
-A snapshot is used only when all three, the collection id, vector dimension, versions and the CRC-32
-of its bytes match; otherwise the bank is rebuilt from Chroma and a debug log says why. So a stale,
-torn (a chunk missing: a save in progress, or a concurrent one) or corrupted snapshot is never
-served. A snapshot is taken only when the saving engine's index holds exactly the bank's record
+A snapshot whose revision still matches is installed as it is. One that is older (another process
+wrote since: a capture, an invalidate, recall activity written back) is installed and then caught up
+from the change log, every entry from its position on (``LiveIndex.catch_up_since``: the mechanism a
+running process relies on before every recall), and kept only when the bank then holds exactly
+Chroma's record count; otherwise (a write without its log entry) it is dropped and the bank rebuilt.
+A torn (a chunk missing: a save in progress, or a concurrent one) or corrupted snapshot (CRC, base64,
+versions, collection id, dimension) is never used: the bank is rebuilt from Chroma, and a debug log
+says why. A snapshot is taken only when the saving engine's index holds exactly the bank's record
 count after catching up, and the log is read *before* the index is exported: a write landing in
-between makes the snapshot look older than it is (rebuilt next time), never newer. The same limit
-as catch-up applies: a writer whose clock is behind by more than the log window, and who only
+between makes the snapshot look older than it is (caught up again next time), never newer. The same
+limit as catch-up applies: a writer whose clock is behind by more than the log window, and who only
 rewrites existing units, is not seen.
 
 Example:
@@ -90,8 +94,9 @@ def _gone(exc: BaseException) -> bool:
 class ChromaSnapshots:
     """Banks' snapshots in a Chroma server: :meth:`save`, :meth:`restore` (same calls as ``SnapshotDir``).
 
-    Counters (this engine's, for tests and benchmarks): :attr:`restored`, :attr:`refused` (a snapshot
-    was there but not used) and :attr:`saved`.
+    Counters (this engine's, for tests and benchmarks): :attr:`restored` (opened from a snapshot),
+    :attr:`caught_up` (of those, the ones that were older than the bank and caught up from its change
+    log), :attr:`refused` (a snapshot was there but not used: rebuilt) and :attr:`saved`.
     """
 
     def __init__(self, *, min_units: int = SNAPSHOT_MIN_UNITS, save: bool = True) -> None:
@@ -100,6 +105,7 @@ class ChromaSnapshots:
         self.restored = 0
         self.refused = 0
         self.saved = 0
+        self.caught_up = 0
 
     @staticmethod
     def _collection(index: "LiveIndex", *, create: bool) -> Any | None:
@@ -173,9 +179,8 @@ class ChromaSnapshots:
             if not head:
                 return False
             snap_id, count, since = head[0]["snapshot"], int(head[0]["chunks"]), int(head[0]["since"])
-            revision = _revision(index.store, col, since)
-            if head[0].get("revision") != json.dumps(revision):
-                return self._refuse(bank_id, "the bank changed since it was taken (change log or unit count differ)")
+            stored = json.loads(head[0]["revision"])
+            fresh = stored == _revision(index.store, col, since)
             ids = [f"{snap_id}-{k}" for k in range(count)]
             got = source.get(ids=ids, include=["metadatas"])
             parts = dict(zip(got["ids"], got["metadatas"]))
@@ -184,11 +189,35 @@ class ChromaSnapshots:
             data = bytearray(base64.b64decode("".join(parts[i]["d"] for i in ids), validate=True))
         except Exception as exc:  # noqa: BLE001 - an unreadable snapshot means: rebuild
             return self._refuse(bank_id, f"unreadable ({type(exc).__name__}: {exc})")
-        reason = install(index, data, revision)
+        reason = install(index, data, stored)
+        if reason is None and not fresh:
+            reason = self._catch_up(bank_id, index, since)
         if reason is not None:
             return self._refuse(bank_id, reason)
         self.restored += 1
         return True
+
+    def _catch_up(self, bank_id: str, index: "LiveIndex", since: int) -> str | None:
+        """Bring an index restored from an older snapshot up to date from the change log (what a running
+        process does on every recall); None when it then matches Chroma, else why it is dropped."""
+        try:
+            changed = index.catch_up_since(since)
+            units = index.store.count(index.collection)
+        except Exception as exc:  # noqa: BLE001 - the caller rebuilds
+            changed, units = -1, -1
+            reason = f"catching up failed ({type(exc).__name__}: {exc})"
+        else:
+            reason = None if len(index.units) == units else (
+                f"after catching up on {changed} changed units it holds {len(index.units)} units, Chroma {units} "
+                "(a write without its change-log entry)")
+        if reason is not None:
+            with index.lock:
+                index.clear()
+                index.next_seq = 0
+            return reason
+        self.caught_up += 1
+        log.debug("index snapshot of bank %r in Chroma used after catching up on %d changed units", bank_id, changed)
+        return None
 
     def _refuse(self, bank_id: str, reason: str) -> bool:
         self.refused += 1

@@ -251,6 +251,20 @@ class LiveIndex:
                         self.graph.link(citing, unit.id, "evidence")
             return len(fresh)
 
+    def catch_up_since(self, since_ns: int) -> int:
+        """:meth:`catch_up` on every change-log entry newer than ``since_ns``: for an index just
+        restored from a snapshot whose bank state was read at ``since_ns`` (``storage/chroma_snapshot.py``);
+        afterwards the cursor is where :meth:`load` left it. Returns how many units changed."""
+        with self.lock:
+            loaded = self.cursor
+            self._applied = {}  # re-read every entry since the snapshot, also those load() saw
+            self.cursor = since_ns + LOG_WINDOW_NS  # catch_up reads from cursor - LOG_WINDOW_NS
+        try:
+            return self.catch_up()
+        finally:
+            with self.lock:
+                self.cursor = max(self.cursor, loaded)
+
     def reload(self) -> "LiveIndex":
         """Throw away what is in memory and load the bank again from Chroma (write lock held)."""
         self.clear()
