@@ -59,8 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hindsight_core.storage._chroma_cache import PERSIST_EVERY_WRITE
-from hindsight_core.storage.chroma_store import LOG_WINDOW_NS, snapshot_name
+from hindsight_core.storage.chroma_store import LOG_WINDOW_NS
 from hindsight_core.storage.snapshot import SNAPSHOT_MIN_UNITS, encode, install
 
 if TYPE_CHECKING:
@@ -86,11 +85,6 @@ def _revision(store: Any, col: Any, since: int) -> dict[str, Any]:
     return {"units": store.count(col), "log": store.log_size(col), "since": since, "recent": digest}
 
 
-def _gone(exc: BaseException) -> bool:
-    text = str(exc).lower()
-    return "does not exist" in text or "not found" in text or "404" in text
-
-
 class ChromaSnapshots:
     """Banks' snapshots in a Chroma server: :meth:`save`, :meth:`restore` (same calls as ``SnapshotDir``).
 
@@ -107,25 +101,13 @@ class ChromaSnapshots:
         self.saved = 0
         self.caught_up = 0
 
-    @staticmethod
-    def _collection(index: "LiveIndex", *, create: bool) -> Any | None:
-        client, name = index.store.client, snapshot_name(index.collection.name)
-        try:
-            if create:
-                return client.get_or_create_collection(name, embedding_function=None, metadata={"hindsight_snapshot_of":
-                                                       index.collection.name}, configuration={"hnsw": dict(PERSIST_EVERY_WRITE)})
-            return client.get_collection(name, embedding_function=None)
-        except Exception as exc:  # noqa: BLE001
-            if not create and _gone(exc):
-                return None
-            raise
-
     def discard(self, bank_id: str) -> None:
         """Nothing to do: ``ChromaStore.drop_bank`` deletes the snapshot collection with the bank."""
 
     def save(self, bank_id: str, index: "LiveIndex") -> bool:
-        """Store ``index``'s snapshot in the server; False when the bank is too small or not exactly
-        in step with Chroma (it is then rebuilt at its next open, as without snapshots)."""
+        """Store ``index``'s snapshot in the server (True also when the stored one is still fresh); False
+        when the bank is too small or the index not exactly in step with Chroma (the next open then uses
+        the stored snapshot, caught up, or rebuilds)."""
         col = index.collection
         if not self.saves or col is None or len(index.units) < self.min_units:
             return False
@@ -137,7 +119,7 @@ class ChromaSnapshots:
             log.debug("bank %r not snapshotted: its index holds %d units, Chroma %d", bank_id, len(index.units),
                       revision["units"])
             return False
-        target = self._collection(index, create=True)
+        target = store.snapshot_collection(col, create=True)
         head = target.get(ids=[_HEAD], include=["metadatas"])["metadatas"]
         if head and head[0].get("revision") == json.dumps(_revision(store, col, int(head[0]["since"]))):
             return True  # the stored snapshot is still fresh (the bank was opened from it and not changed)
@@ -148,15 +130,11 @@ class ChromaSnapshots:
             target.upsert(ids=[f"{snap_id}-{k}"], embeddings=_ONE, metadatas=[{"d": chunk}])
         target.upsert(ids=[_HEAD], embeddings=_ONE, metadatas=[{
             "snapshot": snap_id, "chunks": len(chunks), "since": since, "revision": json.dumps(revision)}])
-        try:  # deleted by another process meanwhile: it dropped the bank first, so drop what was just written
-            current = store.client.get_collection(col.name, embedding_function=None)
-            alive = str(current.id) == str(col.id)
-        except Exception as exc:  # noqa: BLE001
-            if not _gone(exc):
-                raise
-            alive = False
-        if not alive:
-            store.client.delete_collection(target.name)
+        if not store.bank_alive(col):  # deleted by another process meanwhile: it dropped the bank first,
+            try:  # so drop what was just written (unless its later delete of the snapshot already did)
+                store.client.delete_collection(target.name)
+            except Exception:  # noqa: BLE001
+                log.debug("snapshot collection %s already gone", target.name)
             return False
         head = target.get(ids=[_HEAD], include=["metadatas"])["metadatas"]
         keep = f"{head[0]['snapshot']}-" if head else f"{snap_id}-"
@@ -167,12 +145,13 @@ class ChromaSnapshots:
         return True
 
     def restore(self, bank_id: str, index: "LiveIndex") -> bool:
-        """Fill ``index`` from the bank's snapshot when it is fresh and whole; False: rebuild from Chroma."""
+        """Fill ``index`` from the bank's snapshot when it is whole, and fresh or caught up from the change
+        log; False: the caller rebuilds from Chroma (``index`` is left empty)."""
         col = index.collection
         if col is None:
             return False
         try:
-            source = self._collection(index, create=False)
+            source = index.store.snapshot_collection(col, create=False)
             if source is None:
                 return False
             head = source.get(ids=[_HEAD], include=["metadatas"])["metadatas"]

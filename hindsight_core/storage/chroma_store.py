@@ -509,6 +509,30 @@ class ChromaStore:
             raise _storage_error("read the change log", exc, self.path) from exc
         return [(i, int(m["ts"]), str(m["op"]), str(m.get("w", ""))) for i, m in zip(res["ids"], res["metadatas"])]
 
+    # ---- index snapshots on a server (storage/chroma_snapshot.py) -------------------------------
+    def snapshot_collection(self, col: Any, *, create: bool) -> Any | None:
+        """The collection holding the index snapshot of the bank ``col`` (None when it has none and not ``create``)."""
+        name = snapshot_name(col.name)
+        try:
+            if create:
+                return self.client.get_or_create_collection(
+                    name, embedding_function=None, metadata={"hindsight_snapshot_of": col.name},
+                    configuration={"hnsw": dict(PERSIST_EVERY_WRITE)})
+            return self.client.get_collection(name, embedding_function=None)
+        except Exception as exc:  # noqa: BLE001
+            if not create and _gone(exc):
+                return None
+            raise _storage_error("open the index snapshot", exc, self.path) from exc
+
+    def bank_alive(self, col: Any) -> bool:
+        """Whether the bank ``col`` still exists as that collection (not deleted, nor dropped and made again)."""
+        try:
+            return str(self.client.get_collection(col.name, embedding_function=None).id) == str(col.id)
+        except Exception as exc:  # noqa: BLE001
+            if _gone(exc):
+                return False
+            raise _storage_error("open a bank", exc, self.path) from exc
+
     def log_size(self, col: Any) -> int:
         """How many entries the bank's change log holds (one per unit ever written; 0 without a log)."""
         log = self._log_of(col)
