@@ -12,7 +12,8 @@ Every process that reaches the server reads it; nothing is written on the captur
 is written where the embedded one is: when a bank of at least ``CacheConfig.snapshot_min_units``
 units leaves an engine's cache (on the engine's background pool, so the call that evicted it does not
 wait for the upload) and when the engine closes. ``delete_bank`` deletes the collection with the
-bank (``ChromaStore.drop_bank``), whichever process deletes it. Unlike a file beside an embedded
+bank (``ChromaStore.drop_bank``), whichever process deletes it, and deleting units of a bank deletes
+its snapshot too (it holds their text; a save that overlaps such a delete drops what it uploaded). Unlike a file beside an embedded
 folder, a stored snapshot is not consumed when opened (other processes open from it too), and a
 close that finds it still fresh does not upload it again.
 
@@ -85,6 +86,11 @@ def _revision(store: Any, col: Any, since: int) -> dict[str, Any]:
     return {"units": store.count(col), "log": store.log_size(col), "since": since, "recent": digest}
 
 
+def _deleted(store: Any, col: Any, since: int) -> set[str]:
+    """Units whose deletion the change log recorded after ``since``."""
+    return {i for i, _, op, _ in store.changes(col, since) if op == "delete"}
+
+
 class ChromaSnapshots:
     """Banks' snapshots in a Chroma server: :meth:`save`, :meth:`restore` (same calls as ``SnapshotDir``).
 
@@ -114,6 +120,7 @@ class ChromaSnapshots:
         store = index.store
         since = time.time_ns() - LOG_WINDOW_NS
         revision = _revision(store, col, since)  # read before the export: see the module docstring
+        deleted = _deleted(store, col, since)
         index.catch_up()
         if len(index.units) != revision["units"]:
             log.debug("bank %r not snapshotted: its index holds %d units, Chroma %d", bank_id, len(index.units),
@@ -136,6 +143,9 @@ class ChromaSnapshots:
             except Exception:  # noqa: BLE001
                 log.debug("snapshot collection %s already gone", target.name)
             return False
+        if _deleted(store, col, since) - deleted:  # units deleted during the upload (their delete dropped
+            self._drop_mine(target, snap_id)  # the stored snapshot): do not leave their text behind in this one
+            return False
         head = target.get(ids=[_HEAD], include=["metadatas"])["metadatas"]
         keep = f"{head[0]['snapshot']}-" if head else f"{snap_id}-"
         old = [i for i in target.get(include=[])["ids"] if i != _HEAD and not i.startswith(keep)]
@@ -143,6 +153,19 @@ class ChromaSnapshots:
             target.delete(ids=old)
         self.saved += 1
         return True
+
+    @staticmethod
+    def _drop_mine(target: Any, snap_id: str) -> None:
+        """Delete the chunks of snapshot ``snap_id`` (and the head, while it names them)."""
+        try:
+            head = target.get(ids=[_HEAD], include=["metadatas"])["metadatas"]
+            mine = [i for i in target.get(include=[])["ids"] if i.startswith(f"{snap_id}-")]
+            if head and head[0].get("snapshot") == snap_id:
+                mine.append(_HEAD)
+            if mine:
+                target.delete(ids=mine)
+        except Exception as exc:  # noqa: BLE001 - gone already (the bank or its snapshot was deleted)
+            log.debug("could not drop snapshot %s (%s)", snap_id, exc)
 
     def restore(self, bank_id: str, index: "LiveIndex") -> bool:
         """Fill ``index`` from the bank's snapshot when it is whole, and fresh or caught up from the change

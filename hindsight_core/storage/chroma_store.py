@@ -411,8 +411,9 @@ class ChromaStore:
         return True
 
     def _drop_snapshot(self, bank: str, name: str) -> None:
-        """Delete the bank's index snapshot collection (a server's; see ``storage/chroma_snapshot.py``):
-        deleted data must not stay readable there either."""
+        """Delete the bank's index snapshot collection (a server's; see ``storage/chroma_snapshot.py``)
+        when the bank or some of its units are deleted: deleted data must not stay readable there either
+        (the next eviction or close of the bank stores a new one)."""
         if not self._server:
             return
         try:
@@ -596,6 +597,7 @@ class ChromaStore:
         except Exception as exc:  # noqa: BLE001
             raise _storage_error("delete memory units", exc, self.path) from exc
         self._record(col, ids, "delete")
+        self._drop_snapshot(str((col.metadata or {}).get(BANK_KEY, col.name)), col.name)  # it holds their text
         self.scrub(ids)
 
     def scrub(self, deleted_ids: Sequence[str] = ()) -> None:
