@@ -25,9 +25,10 @@ Cold opens alone (issue 17's 1 s / 5 s bars), published in ``benchmarks/results/
     python -m benchmarks.many_banks --banks 0 --open-sizes 20000,100000 --out benchmarks/results/cold_open.json
 
 With ``--server`` the cold opens are timed a second time over a Chroma server the benchmark starts on
-loopback (``chroma run``), where the snapshot is stored in the server itself (``storage/chroma_snapshot.py``)::
+loopback (``chroma run``), where the snapshot is stored in the server itself (``storage/chroma_snapshot.py``);
+published in ``benchmarks/results/cold_open_server.json``::
 
-    python -m benchmarks.many_banks --banks 0 --open-sizes 20000 --server
+    python -m benchmarks.many_banks --banks 0 --open-sizes 20000 --server --out benchmarks/results/cold_open_server.json
 
 Smoke size (what the test suite runs)::
 

@@ -546,11 +546,6 @@ class ChromaStore:
                 raise NotFoundError("the bank was deleted (or dropped and created again) by another process") from None
             raise _storage_error("read the change log", exc, self.path) from exc
 
-    @property
-    def is_server(self) -> bool:
-        """Whether this store is a Chroma server (several processes may share it)."""
-        return self._server
-
     # ---- records --------------------------------------------------------------------------------
     def upsert(self, col: Any, ids: Sequence[str], documents: Sequence[str], metadatas: Sequence[dict[str, Any]],
                embeddings: np.ndarray | None) -> None:
