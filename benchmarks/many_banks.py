@@ -13,6 +13,7 @@ Two parts, in one run, on the deterministic hash embedder (so the model does not
    (a restart each): once by today's full rebuild from Chroma, then ``--open-repeats`` times from the
    snapshot the previous engine wrote when it closed. Reports both times (wall clock, and the
    process's CPU time beside it), their ratio, and the first recalls after the snapshot open.
+   With ``--server``, again over a Chroma server (``cold_open_server``).
 
 Full size (issue 17; run with ``nice -n 10`` on a shared machine)::
 
@@ -22,6 +23,12 @@ Full size (issue 17; run with ``nice -n 10`` on a shared machine)::
 Cold opens alone (issue 17's 1 s / 5 s bars), published in ``benchmarks/results/cold_open.json``::
 
     python -m benchmarks.many_banks --banks 0 --open-sizes 20000,100000 --out benchmarks/results/cold_open.json
+
+With ``--server`` the cold opens are timed a second time over a Chroma server the benchmark starts on
+loopback (``chroma run``), where the snapshot is stored in the server itself (``storage/chroma_snapshot.py``);
+published in ``benchmarks/results/cold_open_server.json``::
+
+    python -m benchmarks.many_banks --banks 0 --open-sizes 20000 --server --out benchmarks/results/cold_open_server.json
 
 Smoke size (what the test suite runs)::
 
@@ -311,10 +318,148 @@ def cold_open(folder: str, size: int, seed: int, *, repeats: int = 3, rebuild: b
     return row
 
 
+#: A Chroma server counts as idle (done compacting after a large write) below this share of one core.
+SETTLED_CPU_SHARE = 0.1
+
+
+class _ChromaServer:
+    """A Chroma server on loopback for the cold opens over a server (``chroma run``), stopped on exit."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+
+    def __enter__(self) -> tuple[str, int]:
+        import shutil
+        import socket
+        import subprocess
+
+        import chromadb
+        from chromadb.config import Settings
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        local = os.path.join(os.path.dirname(sys.executable), "chroma")
+        cli = local if os.path.exists(local) else (shutil.which("chroma") or "chroma")
+        self._log = open(os.path.join(self.folder, "chroma-server.log"), "w")
+        self._proc = subprocess.Popen([cli, "run", "--path", os.path.join(self.folder, "chroma-server"), "--host",
+                                       "127.0.0.1", "--port", str(port)], stdout=self._log, stderr=subprocess.STDOUT,
+                                      env=dict(os.environ, ANONYMIZED_TELEMETRY="False"))
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                chromadb.HttpClient(host="127.0.0.1", port=port, settings=Settings(anonymized_telemetry=False)).heartbeat()
+                return "127.0.0.1", port
+            except Exception:  # noqa: BLE001 - not up yet
+                if self._proc.poll() is not None or time.monotonic() > deadline:
+                    self.__exit__()
+                    raise RuntimeError("the Chroma server did not start (see chroma-server.log)") from None
+                time.sleep(0.2)
+
+    def settle(self, quiet_s: float = 1.0, limit_s: float = 120.0) -> float:
+        """Wait until the server has used under 10% of a core for ``quiet_s`` (it compacts and indexes
+        after large writes), so a timed open does not pay for the previous step; returns seconds waited."""
+        started = time.monotonic()
+
+        def cpu() -> float:
+            try:
+                with open(f"/proc/{self._proc.pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            except (OSError, ValueError, IndexError):
+                return 0.0  # no /proc: nothing to wait for
+
+        last = cpu()
+        while time.monotonic() - started < limit_s:
+            time.sleep(quiet_s)
+            now = cpu()
+            if now - last < SETTLED_CPU_SHARE * quiet_s:
+                break
+            last = now
+        return round(time.monotonic() - started, 1)
+
+    def __exit__(self, *exc: object) -> None:
+        self._proc.terminate()
+        try:
+            self._proc.wait(timeout=30)
+        except Exception:  # noqa: BLE001
+            self._proc.kill()
+        self._log.close()
+
+
+def cold_open_server(folder: str, size: int, seed: int, *, repeats: int = 3, rebuild: bool = True) -> dict[str, Any]:
+    """:func:`cold_open` over a Chroma server (``MemoryEngine.from_http``): the snapshot is stored in the
+    server (``storage/chroma_snapshot.py``), so every process reaching it can open the bank from it.
+    Each open is a fresh engine (a new process's first use of the bank): today's rebuild, then with
+    snapshots the first engine rebuilds and its close uploads, and ``repeats`` engines open from it."""
+    from hindsight_core import CacheConfig, MemoryEngine
+    from hindsight_core.testing import HashEmbedder
+
+    bank_id = f"big-{size}"
+    cache = CacheConfig(snapshot_min_units=1)
+    server = _ChromaServer(folder)
+    with server as (host, port):
+        def fresh(snapshots: bool) -> Any:
+            server.settle()  # the previous step's writes are compacted: not this open's cost
+            new = MemoryEngine.from_http(host, port, embedder=HashEmbedder(),
+                                         cache=cache if snapshots else CacheConfig(snapshots=False))
+            new.store.open_bank(bank_id, embedder=new.embedder.name, dim=new.embedder.dim, create=False)
+            return new
+
+        engine = MemoryEngine.from_http(host, port, embedder=HashEmbedder(), cache=cache)
+        _, fill_ms = _timed(lambda: _fill_large(engine, bank_id, size, seed))
+        engine.close()
+        row: dict[str, Any] = {"units": size, "fill_s": round(fill_ms / 1000, 1), "store": "chroma server"}
+        rebuild_ms = rebuild_cpu_ms = None
+        if rebuild:
+            engine = fresh(snapshots=False)
+            rebuilt, rebuild_ms, rebuild_cpu_ms = _open_timed(engine, bank_id)
+            size = len(rebuilt.units)
+            del rebuilt
+            engine.close()
+        engine = fresh(snapshots=True)
+        _, first_open_ms, _ = _open_timed(engine, bank_id)
+        _, save_ms = _timed(engine.close)  # uploads the snapshot
+        opens, cpus, used = [], [], True
+        for _ in range(max(1, repeats)):
+            engine = fresh(snapshots=True)
+            index, open_ms, cpu_ms = _open_timed(engine, bank_id)
+            used = used and index.source == "snapshot" and len(index.units) == size
+            opens.append(open_ms)
+            cpus.append(cpu_ms)
+            del index
+            engine.close()  # nothing changed: the stored snapshot is kept, not uploaded again
+        engine = fresh(snapshots=True)
+        _open_timed(engine, bank_id)  # opened from the snapshot first: the recalls below time recall alone
+        rng = random.Random(seed)
+        _, first_recall_ms = _timed(lambda: engine.bank(bank_id).recall(_query(rng), k=5))
+        _, next_recall_ms = _timed(lambda: engine.bank(bank_id).recall(_query(rng), k=5))
+        used = used and engine._live_index(bank_id).source == "snapshot"
+        from hindsight_core.storage.chroma_store import snapshot_name
+
+        stored = engine.store.client.get_collection(snapshot_name(engine.store._name_of(bank_id)))
+        snap_mb = sum(len(m["d"]) for m in stored.get(include=["metadatas"])["metadatas"] if "d" in m) * 3 / 4 / 2**20
+        engine.close()
+    open_ms, cpu_ms = sorted(opens)[len(opens) // 2], sorted(cpus)[len(cpus) // 2]
+    row.update({
+        "units": size, "rebuild_ms": None if rebuild_ms is None else round(rebuild_ms, 1),
+        "rebuild_cpu_ms": None if rebuild_cpu_ms is None else round(rebuild_cpu_ms, 1),
+        "snapshot_open_ms": round(open_ms, 1), "snapshot_open_cpu_ms": round(cpu_ms, 1),
+        "snapshot_open_ms_each": [round(v, 1) for v in opens], "snapshot_used": used,
+        "speedup": None if rebuild_ms is None else round(rebuild_ms / max(open_ms, 1e-6), 1),
+        "snapshot_mb": round(snap_mb, 1), "snapshot_save_ms": round(save_ms, 1),
+        "first_open_with_rebuild_ms": round(first_open_ms, 1),
+        "first_recall_after_snapshot_open_ms": round(first_recall_ms, 1),
+        "second_recall_ms": round(next_recall_ms, 1),
+        "loadavg_1m_after": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+    })
+    return row
+
+
 # ---- entry points -------------------------------------------------------------------------------
 def run(*, banks: int, units: int, samples: int, open_sizes: list[int], seed: int = 7, folder: str | None = None,
         progress: bool = False, open_repeats: int = 3, rebuild_max: int | None = None,
-        episode_every: int = EPISODE_EVERY) -> dict[str, Any]:
+        episode_every: int = EPISODE_EVERY, server: bool = False) -> dict[str, Any]:
     """Both parts; returns the report (JSON-serialisable). Cold opens of banks larger than
     ``rebuild_max`` skip the (slow) rebuild timing: for smoke runs, never for published figures."""
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
@@ -323,6 +468,10 @@ def run(*, banks: int, units: int, samples: int, open_sizes: list[int], seed: in
             report["many_banks"] = many_banks(tmp, banks, units, samples, seed, progress, episode_every)
         report["cold_open"] = [cold_open(tmp, size, seed, repeats=open_repeats,
                                          rebuild=rebuild_max is None or size <= rebuild_max) for size in open_sizes]
+        if server:
+            report["cold_open_server"] = [
+                cold_open_server(tmp, size, seed, repeats=open_repeats, rebuild=rebuild_max is None or size <= rebuild_max)
+                for size in open_sizes]
         return report
 
 
@@ -338,6 +487,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--open-repeats", type=int, default=3, help="snapshot opens per size (the median is reported)")
     parser.add_argument("--rebuild-max", type=int, default=None,
                         help="skip timing the rebuild of banks larger than this (smoke runs; publish without it)")
+    parser.add_argument("--server", action="store_true",
+                        help="also time the cold opens over a Chroma server (started on loopback): snapshot stored in it")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--tmp", default=None, help="folder for the temporary stores (default: the system's)")
     parser.add_argument("--out", default=None, help="write the JSON report here")
@@ -346,7 +497,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(s) for s in args.open_sizes.split(",") if s.strip()]
     report = run(banks=args.banks, units=args.units, samples=args.samples, open_sizes=sizes, seed=args.seed,
                  folder=args.tmp, progress=args.progress, open_repeats=args.open_repeats, rebuild_max=args.rebuild_max,
-                 episode_every=args.episode_every)
+                 episode_every=args.episode_every, server=args.server)
     report["command"] = "python -m benchmarks.many_banks " + " ".join(argv if argv is not None else sys.argv[1:])
     text = json.dumps(report, indent=2)
     if args.out:

@@ -82,8 +82,9 @@ class CacheConfig(BaseModel):
         description="Collections whose HNSW index Chroma keeps loaded in an embedded store (None: Chroma's own bound, "
                     "the open-file limit // 5). The engine searches banks of up to 20,000 hot units in its own "
                     "vectors, so Chroma's index is read mainly when a bank is opened.")
-    snapshots: bool = Field(True, description="Persist large banks' derived indexes beside an embedded store so they "
-                                              "reopen without a rebuild (storage/snapshot.py).")
+    snapshots: bool = Field(True, description="Persist large banks' derived indexes so they reopen without a rebuild: "
+                                              "beside an embedded store (storage/snapshot.py), or in the Chroma "
+                                              "server for from_http engines (storage/chroma_snapshot.py).")
     snapshot_min_units: int = Field(SNAPSHOT_MIN_UNITS, ge=0,
                                     description="Banks smaller than this are not snapshotted (they rebuild in ms).")
 

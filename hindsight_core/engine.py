@@ -22,11 +22,12 @@ from hindsight_core._bank_cache import BankCache, CacheConfig
 from hindsight_core.bank import MemoryBank, _async_twin
 from hindsight_core.config import BankConfig, validate_options
 from hindsight_core.embeddings import Embedder, resolve_embedder
-from hindsight_core.errors import InvalidInputError, NotFoundError, StorageError
+from hindsight_core.errors import HindsightError, InvalidInputError, NotFoundError, StorageError
 from hindsight_core.storage.chroma_store import ChromaStore, validate_bank_id
 from hindsight_core.lifecycle.background import BackgroundQueue, WorkerPool
 from hindsight_core.lifecycle.reflect import RuleReflector
 from hindsight_core.read_priority import ReadPriority
+from hindsight_core.storage.chroma_snapshot import ChromaSnapshots
 from hindsight_core.storage.live_index import LiveIndex
 from hindsight_core.storage.snapshot import SnapshotDir
 from hindsight_core.storage.unit_store import StoreHost
@@ -51,7 +52,8 @@ class MemoryEngine:
             always opens it read-only (recall, get and export work; writes raise ``StorageError``).
         cache: A :class:`~hindsight_core.CacheConfig`: how many banks (and units) stay
             loaded, the background pool's size and index snapshots. Defaults: 1,000 banks,
-            250,000 units, 4 background threads, snapshots on (embedded stores).
+            250,000 units, 4 background threads, snapshots on (beside an embedded folder; on a
+            server, stored in the server so every process opens large banks from them).
         secure_delete: After ``delete``/``delete_bank`` wipe the deleted bytes from every file of
             the folder (default). It rewrites ``chroma.sqlite3`` per delete call (seconds for a
             store of many thousand units); ``False`` leaves them in SQLite's free pages until reused.
@@ -109,7 +111,7 @@ class MemoryEngine:
         self._indexes: BankCache[LiveIndex] = BankCache(
             self.cache_config.max_banks, self.cache_config.max_units,
             busy=lambda bank_id: self._pool.busy(bank_id, hurry=True), evicted=self._evicted)
-        self._snapshots = (  # embedded folders only: one process owns them
+        self._snapshots: SnapshotDir | ChromaSnapshots | None = (  # a folder: files beside it (from_http: in the server)
             SnapshotDir(self.path, min_units=self.cache_config.snapshot_min_units, save=self.cache_config.snapshots)
             if _store_factory is None else None)
         # Lock order (see storage/rwlock.py): a bank's lock, then ``_lock``. ``_lock`` is a leaf held
@@ -136,8 +138,11 @@ class MemoryEngine:
         """An engine on a Chroma server (``chroma run --path ./data --port 8000``); same behaviour."""
         if not isinstance(port, int) or isinstance(port, bool):
             raise InvalidInputError(f"port must be an int, not {type(port).__name__}")
-        return cls(f"http://{host}:{port}", embedder=embedder, config=config, reflector=reflector, cache=cache,
-                   _store_factory=lambda: ChromaStore.http(host, port, **client_kwargs))
+        engine = cls(f"http://{host}:{port}", embedder=embedder, config=config, reflector=reflector, cache=cache,
+                     _store_factory=lambda: ChromaStore.http(host, port, **client_kwargs))
+        if engine.cache_config.snapshots:  # kept in the server, where every process reads them
+            engine._snapshots = ChromaSnapshots(min_units=engine.cache_config.snapshot_min_units)
+        return engine
 
     def __repr__(self) -> str:
         return f"MemoryEngine({self.path!r})"
@@ -208,12 +213,23 @@ class MemoryEngine:
         return self._host
 
     def _evicted(self, bank_id: str, index: LiveIndex) -> None:
-        """An idle bank left the cache: keep its derived indexes on disk for a fast reopen."""
-        if self._snapshots is not None:
+        """An idle bank left the cache: keep its derived indexes for a fast reopen (on disk beside an
+        embedded folder; in the server, uploaded by the background pool so the evicting call never waits)."""
+        if self._snapshots is None:
+            return
+        if isinstance(self._snapshots, ChromaSnapshots) and not index.dropped:
             try:
-                self._snapshots.save(bank_id, index)
-            except Exception as exc:  # noqa: BLE001 - a snapshot is an optimisation: the next open rebuilds
-                logging.getLogger("hindsight.snapshot").warning("could not snapshot bank %r: %s", bank_id, exc)
+                self._queue(bank_id).submit("snapshot", lambda: self._save_snapshot(bank_id, index), block_s=0.0)
+                return
+            except HindsightError:  # the pool is closing or the queue full: save it here
+                pass
+        self._save_snapshot(bank_id, index)
+
+    def _save_snapshot(self, bank_id: str, index: LiveIndex) -> None:
+        try:
+            self._snapshots.save(bank_id, index)
+        except Exception as exc:  # noqa: BLE001 - a snapshot is an optimisation: the next open rebuilds
+            logging.getLogger("hindsight.snapshot").warning("could not snapshot bank %r: %s", bank_id, exc)
 
     def _queue(self, bank_id: str) -> BackgroundQueue:
         """The bank's background queue (its jobs run in order on the engine's shared worker pool)."""

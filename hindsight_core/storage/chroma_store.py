@@ -28,13 +28,14 @@ import numpy as np
 from hindsight_core.errors import InvalidInputError, NotFoundError, SchemaVersionError, StorageError
 from hindsight_core.storage._chroma_cache import PERSIST_EVERY_WRITE
 
-__all__ = ["ChromaStore", "BANK_KEY", "validate_bank_id"]
+__all__ = ["ChromaStore", "BANK_KEY", "validate_bank_id", "snapshot_name"]
 
 log = logging.getLogger("hindsight.storage")
 
 BANK_KEY = "hindsight_bank"
 _PREFIX = "hs-"
 _LOG_PREFIX = "hslog-"  # a bank's change log; never listed as a bank (no BANK_KEY in its metadata)
+_SNAP_PREFIX = "hsnap-"  # a bank's index snapshot on a server (storage/chroma_snapshot.py); never listed either
 #: A reader re-reads log entries this much older than the newest it has seen, so a writer whose
 #: entry lands late (or whose clock is behind, up to this much) is still seen.
 LOG_WINDOW_NS = 10 * 1_000_000_000
@@ -91,6 +92,12 @@ def _log_vectors(ids: Sequence[Any]) -> np.ndarray:
 
 def _log_name(bank_collection: str) -> str:
     return _LOG_PREFIX + bank_collection[len(_PREFIX):]
+
+
+def snapshot_name(bank_collection: str) -> str:
+    """The collection holding the index snapshot of the bank stored in ``bank_collection`` (same
+    length as its change log's name, so within Chroma's name limit for every bank name)."""
+    return _SNAP_PREFIX + bank_collection[len(_PREFIX):]
 
 
 def _gone(exc: BaseException) -> bool:
@@ -467,8 +474,21 @@ class ChromaStore:
         with self._logs_lock:
             for key in [k for k, v in self._logs.items() if getattr(v, "name", None) == _log_name(name)]:
                 del self._logs[key]
+        self._drop_snapshot(bank, name)
         self.scrub()
         return True
+
+    def _drop_snapshot(self, bank: str, name: str) -> None:
+        """Delete the bank's index snapshot collection (a server's; see ``storage/chroma_snapshot.py``)
+        when the bank or some of its units are deleted: deleted data must not stay readable there either
+        (the next eviction or close of the bank stores a new one)."""
+        if not self._server:
+            return
+        try:
+            self.client.delete_collection(snapshot_name(name))
+        except Exception as exc:  # noqa: BLE001 - most banks have no snapshot
+            if not _gone(exc):
+                raise _storage_error(f"delete the index snapshot of bank {bank!r}", exc, self.path) from exc
 
     # ---- change log -----------------------------------------------------------------------------
     def _keep_log(self, key: str, log: Any) -> None:
@@ -559,6 +579,42 @@ class ChromaStore:
             raise _storage_error("read the change log", exc, self.path) from exc
         return [(i, int(m["ts"]), str(m["op"]), str(m.get("w", ""))) for i, m in zip(res["ids"], res["metadatas"])]
 
+    # ---- index snapshots on a server (storage/chroma_snapshot.py) -------------------------------
+    def snapshot_collection(self, col: Any, *, create: bool) -> Any | None:
+        """The collection holding the index snapshot of the bank ``col`` (None when it has none and not ``create``)."""
+        name = snapshot_name(col.name)
+        try:
+            if create:
+                return self.client.get_or_create_collection(
+                    name, embedding_function=None, metadata={"hindsight_snapshot_of": col.name},
+                    configuration={"hnsw": dict(PERSIST_EVERY_WRITE)})
+            return self.client.get_collection(name, embedding_function=None)
+        except Exception as exc:  # noqa: BLE001
+            if not create and _gone(exc):
+                return None
+            raise _storage_error("open the index snapshot", exc, self.path) from exc
+
+    def bank_alive(self, col: Any) -> bool:
+        """Whether the bank ``col`` still exists as that collection (not deleted, nor dropped and made again)."""
+        try:
+            return str(self.client.get_collection(col.name, embedding_function=None).id) == str(col.id)
+        except Exception as exc:  # noqa: BLE001
+            if _gone(exc):
+                return False
+            raise _storage_error("open a bank", exc, self.path) from exc
+
+    def log_size(self, col: Any) -> int:
+        """How many entries the bank's change log holds (one per unit ever written; 0 without a log)."""
+        log = self._log_of(col)
+        if log is None:
+            return 0
+        try:
+            return int(log.count())
+        except Exception as exc:  # noqa: BLE001
+            if _gone(exc):
+                raise NotFoundError("the bank was deleted (or dropped and created again) by another process") from None
+            raise _storage_error("read the change log", exc, self.path) from exc
+
     # ---- records --------------------------------------------------------------------------------
     def upsert(self, col: Any, ids: Sequence[str], documents: Sequence[str], metadatas: Sequence[dict[str, Any]],
                embeddings: np.ndarray | None) -> None:
@@ -605,6 +661,7 @@ class ChromaStore:
         except Exception as exc:  # noqa: BLE001
             raise _storage_error("delete memory units", exc, self.path) from exc
         self._record(col, ids, "delete")
+        self._drop_snapshot(str((col.metadata or {}).get(BANK_KEY, col.name)), col.name)  # it holds their text
         self.scrub(ids)
 
     def scrub(self, deleted_ids: Sequence[str] = ()) -> None:

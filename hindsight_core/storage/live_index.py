@@ -72,6 +72,8 @@ class LiveIndex:
         # collection's vectors re-normalised, which can move a component by an ulp, so a snapshot
         # reads these back from Chroma and equals a rebuild bit for bit.
         self._unsynced: set[str] = set()
+        #: How :meth:`load` filled the index: ``"snapshot"``, ``"chroma"`` (rebuilt) or ``""`` (not loaded).
+        self.source = ""
 
     # ---- BankIndex protocol ---------------------------------------------------------------------
     def dense_search(self, vector: np.ndarray, n: int, *, archived: bool = False) -> list[tuple[str, float]]:
@@ -118,7 +120,9 @@ class LiveIndex:
             self._applied = {i: ts for i, ts, _, _ in recent}
             self.cursor = max([self.cursor] + list(self._applied.values()))
         if restore is not None and restore(self):
+            self.source = "snapshot"
             return self
+        self.source = "chroma"
         return self.rebuild()
 
     def rebuild(self) -> "LiveIndex":
@@ -248,6 +252,20 @@ class LiveIndex:
                     if citing in self.units:
                         self.graph.link(citing, unit.id, "evidence")
             return len(fresh)
+
+    def catch_up_since(self, since_ns: int) -> int:
+        """:meth:`catch_up` on every change-log entry newer than ``since_ns``: for an index just
+        restored from a snapshot whose bank state was read at ``since_ns`` (``storage/chroma_snapshot.py``);
+        afterwards the cursor is where :meth:`load` left it. Returns how many units changed."""
+        with self.lock:
+            loaded = self.cursor
+            self._applied = {}  # re-read every entry since the snapshot, also those load() saw
+            self.cursor = since_ns + LOG_WINDOW_NS  # catch_up reads from cursor - LOG_WINDOW_NS
+        try:
+            return self.catch_up()
+        finally:
+            with self.lock:
+                self.cursor = max(self.cursor, loaded)
 
     def reload(self) -> "LiveIndex":
         """Throw away what is in memory and load the bank again from Chroma (write lock held)."""

@@ -22,11 +22,11 @@ when every check passes, otherwise it is deleted and the bank is rebuilt from Ch
   describes the bank as it was last closed by this engine; a crash while the bank was open leaves no
   snapshot, and the next open rebuilds.
 
-Only the embedded store writes snapshots (one process owns the folder, see ``storage/_folder_lock.py``),
-because the revision is read from the folder's ``chroma.sqlite3`` (read-only; a Chroma without that
-log layout gives no revision and snapshots are simply not used). With the storage layer's
-Chroma-stored bank revision (issue 11) the header should carry that revision instead, which makes
-snapshots safe on a Chroma server shared by several processes too (stored as a blob beside the bank).
+This module's files serve the embedded store (one process owns the folder, see
+``storage/_folder_lock.py``), because the revision is read from the folder's ``chroma.sqlite3``
+(read-only; a Chroma without that log layout gives no revision and snapshots are simply not used).
+On a Chroma server the same bytes (:func:`encode`, checked by :func:`install`) are stored in the
+server itself, with a revision read from the bank's change log: see ``storage/chroma_snapshot.py``.
 
 The payload is a small JSON document (ids, texts, vocabularies) and flat numpy arrays (vectors,
 postings, graph edges as unit numbers), written as raw little-endian bytes after a table of their
@@ -66,7 +66,7 @@ from hindsight_core.models import SCHEMA_VERSION
 if TYPE_CHECKING:
     from hindsight_core.storage.live_index import LiveIndex
 
-__all__ = ["SnapshotDir", "SNAPSHOT_VERSION", "MAGIC", "SNAPSHOT_MIN_UNITS"]
+__all__ = ["SnapshotDir", "SNAPSHOT_VERSION", "MAGIC", "SNAPSHOT_MIN_UNITS", "encode", "install"]
 
 log = logging.getLogger("hindsight.snapshot")
 
@@ -140,24 +140,12 @@ class SnapshotDir:
         revision = chroma_revision(self.store_folder, str(col.id))
         if revision is None:
             return False
-        with index.lock:
-            meta, arrays = index.export_columns()
-            count = len(index.units)
-            _add_vocabulary(index, meta, arrays)
-        parts = _pack_parts(meta, arrays)
-        crc = 0
-        for part in parts:
-            crc = zlib.crc32(part, crc)
-        header = json.dumps({"snapshot_version": SNAPSHOT_VERSION, "schema_version": SCHEMA_VERSION,
-                             "collection_id": str(col.id), "dim": index.dim, "count": count, "revision": revision,
-                             "crc32": crc}).encode()
-        header += b" " * (-(len(MAGIC) + _HEADER.size + len(header)) % _ALIGN)  # the payload starts aligned
+        parts = encode(index, revision)
         self.folder.mkdir(parents=True, exist_ok=True)
         target = self.path_for(bank_id)
         fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".snap")
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(MAGIC + _HEADER.pack(len(header)) + header)
                 for part in parts:
                     out.write(part)
                 out.flush()
@@ -193,53 +181,75 @@ class SnapshotDir:
             return False
         finally:
             self.discard(bank_id)
-        reason = self._check_and_install(index, data, chroma_revision(self.store_folder, str(col.id)))
+        reason = install(index, data, chroma_revision(self.store_folder, str(col.id)))
         if reason is not None:
             log.info("index snapshot %s not used (%s); rebuilding from Chroma", path.name, reason)
             return False
         return True
 
-    @staticmethod
-    def _check_and_install(index: "LiveIndex", buffer: Any, revision: int | None) -> str | None:
-        """None when the file's bytes ``buffer`` were installed into ``index``; otherwise why not."""
-        data = memoryview(buffer).cast("B")
-        if len(data) < len(MAGIC) + _HEADER.size or bytes(data[:len(MAGIC)]) != MAGIC:
-            return "not a snapshot file"
-        at = len(MAGIC)
-        (size,) = _HEADER.unpack_from(data, at)
-        at += _HEADER.size
-        try:
-            header = json.loads(bytes(data[at:at + size]))
-        except ValueError:
-            return "unreadable header"
-        payload = data[at + size:]
-        expected = {"snapshot_version": SNAPSHOT_VERSION, "schema_version": SCHEMA_VERSION,
-                    "collection_id": str(index.collection.id), "dim": index.dim, "revision": revision}
-        if revision is None:
-            return "Chroma's write log revision cannot be read"
-        for key, want in expected.items():
-            if not isinstance(header, dict) or header.get(key) != want:
-                return f"{key} is {header.get(key) if isinstance(header, dict) else None!r}, not {want!r}"
-        if zlib.crc32(payload) != header.get("crc32"):
-            return "checksum mismatch (torn or corrupted file)"
-        # No count is asked of Chroma: the revision already changes with every write, and the
-        # collection's first read costs as much as the rest of a 20,000-unit open.
-        stored = header.get("count")
-        gc_was_on = gc.isenabled()
-        gc.disable()  # many small objects at once: the cyclic GC would rescan them on every batch of allocations
-        try:
-            meta, arrays = _unpack(payload)
-            if len(meta.get("units", {}).get("id", ())) != stored:
-                return "payload does not match its header"
-            with index.lock:
-                index.import_columns(meta, arrays)
-                _install_vocabulary(index, meta, arrays)
-        except Exception as exc:  # noqa: BLE001 - any bad payload means: rebuild
-            return f"unreadable payload ({type(exc).__name__}: {exc})"
-        finally:
-            if gc_was_on:
-                gc.enable()
-        return None
+
+def encode(index: "LiveIndex", revision: object) -> list[bytes | memoryview]:
+    """A snapshot of ``index`` as pieces of bytes to write one after another: :data:`MAGIC`, the JSON
+    header (versions, collection id, dimension, unit count, ``revision``: what the store's state was
+    when the caller read it, and the payload's CRC-32), then the payload. Takes ``index.lock``."""
+    col = index.collection
+    with index.lock:
+        meta, arrays = index.export_columns()
+        count = len(index.units)
+        _add_vocabulary(index, meta, arrays)
+    parts = _pack_parts(meta, arrays)
+    crc = 0
+    for part in parts:
+        crc = zlib.crc32(part, crc)
+    header = json.dumps({"snapshot_version": SNAPSHOT_VERSION, "schema_version": SCHEMA_VERSION,
+                         "collection_id": str(col.id), "dim": index.dim, "count": count, "revision": revision,
+                         "crc32": crc}).encode()
+    header += b" " * (-(len(MAGIC) + _HEADER.size + len(header)) % _ALIGN)  # the payload starts aligned
+    return [MAGIC + _HEADER.pack(len(header)) + header, *parts]
+
+
+def install(index: "LiveIndex", buffer: Any, revision: object) -> str | None:
+    """Install a snapshot's bytes ``buffer`` (what :func:`encode` gave, joined) into ``index`` when
+    every check passes (its header names ``revision``, the store's state now); otherwise say why not
+    and leave ``index`` as it was."""
+    data = memoryview(buffer).cast("B")
+    if len(data) < len(MAGIC) + _HEADER.size or bytes(data[:len(MAGIC)]) != MAGIC:
+        return "not a snapshot file"
+    at = len(MAGIC)
+    (size,) = _HEADER.unpack_from(data, at)
+    at += _HEADER.size
+    try:
+        header = json.loads(bytes(data[at:at + size]))
+    except ValueError:
+        return "unreadable header"
+    payload = data[at + size:]
+    expected = {"snapshot_version": SNAPSHOT_VERSION, "schema_version": SCHEMA_VERSION,
+                "collection_id": str(index.collection.id), "dim": index.dim, "revision": revision}
+    if revision is None:
+        return "Chroma's write log revision cannot be read"
+    for key, want in expected.items():
+        if not isinstance(header, dict) or header.get(key) != want:
+            return f"{key} is {header.get(key) if isinstance(header, dict) else None!r}, not {want!r}"
+    if zlib.crc32(payload) != header.get("crc32"):
+        return "checksum mismatch (torn or corrupted file)"
+    # No count is asked of Chroma: the revision already changes with every write, and the
+    # collection's first read costs as much as the rest of a 20,000-unit open.
+    stored = header.get("count")
+    gc_was_on = gc.isenabled()
+    gc.disable()  # many small objects at once: the cyclic GC would rescan them on every batch of allocations
+    try:
+        meta, arrays = _unpack(payload)
+        if len(meta.get("units", {}).get("id", ())) != stored:
+            return "payload does not match its header"
+        with index.lock:
+            index.import_columns(meta, arrays)
+            _install_vocabulary(index, meta, arrays)
+    except Exception as exc:  # noqa: BLE001 - any bad payload means: rebuild
+        return f"unreadable payload ({type(exc).__name__}: {exc})"
+    finally:
+        if gc_was_on:
+            gc.enable()
+    return None
 
 
 def _add_vocabulary(index: "LiveIndex", meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks.many_banks import main, run
 
 
@@ -29,3 +31,12 @@ def test_many_banks_cli_writes_its_report(tmp_path):
     (opened,) = report["cold_open"]  # above --rebuild-max: no rebuild timed, the snapshot open still is
     assert opened["rebuild_ms"] is None and opened["speedup"] is None
     assert opened["snapshot_used"] and len(opened["snapshot_open_ms_each"]) == 1
+
+
+@pytest.mark.server
+def test_many_banks_cold_opens_over_a_server(tmp_path):
+    """``--server``: the benchmark starts its own Chroma server; the snapshot stored in it is used."""
+    report = run(banks=0, units=1, samples=1, open_sizes=[150], folder=str(tmp_path), open_repeats=1, server=True)
+    (opened,) = report["cold_open_server"]
+    assert opened["store"] == "chroma server" and opened["units"] == 150 and opened["snapshot_used"]
+    assert opened["rebuild_ms"] > 0 and opened["snapshot_open_ms"] > 0 and opened["snapshot_mb"] > 0
