@@ -248,6 +248,36 @@ def _open_timed(engine: Any, bank_id: str) -> tuple[Any, float, float]:
     return index, wall_ms, (time.process_time() - cpu) * 1000
 
 
+def _open_figures(size: int, rebuild_ms: float | None, rebuild_cpu_ms: float | None, opens: list[float],
+                  cpus: list[float], used: bool, snap_mb: float, save_ms: float, first_open_ms: float,
+                  first_recall_ms: float, next_recall_ms: float) -> dict[str, Any]:
+    """One cold-open row (embedded or server): medians of the snapshot opens beside the rebuild."""
+    open_ms, cpu_ms = sorted(opens)[len(opens) // 2], sorted(cpus)[len(cpus) // 2]
+    return {
+        "units": size, "rebuild_ms": None if rebuild_ms is None else round(rebuild_ms, 1),
+        "rebuild_cpu_ms": None if rebuild_cpu_ms is None else round(rebuild_cpu_ms, 1),
+        "snapshot_open_ms": round(open_ms, 1), "snapshot_open_cpu_ms": round(cpu_ms, 1),
+        "snapshot_open_ms_each": [round(v, 1) for v in opens], "snapshot_used": used,
+        "speedup": None if rebuild_ms is None else round(rebuild_ms / max(open_ms, 1e-6), 1),
+        "snapshot_mb": round(snap_mb, 1), "snapshot_save_ms": round(save_ms, 1),
+        "first_open_with_rebuild_ms": round(first_open_ms, 1),
+        "first_recall_after_snapshot_open_ms": round(first_recall_ms, 1),
+        "second_recall_ms": round(next_recall_ms, 1),
+        "loadavg_1m_after": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+    }
+
+
+def _rebuild_timed(fresh: Any, bank_id: str) -> tuple[float, float, int]:
+    """Today's path, for comparison: an engine with snapshots off rebuilds the bank from Chroma on first
+    use (and writes no snapshot). Returns wall ms, CPU ms and the unit count it loaded."""
+    engine = fresh(snapshots=False)
+    rebuilt, wall_ms, cpu_ms = _open_timed(engine, bank_id)
+    size = len(rebuilt.units)
+    del rebuilt
+    engine.close()
+    return wall_ms, cpu_ms, size
+
+
 def cold_open(folder: str, size: int, seed: int, *, repeats: int = 3, rebuild: bool = True) -> dict[str, Any]:
     """One bank of ``size`` units: today's rebuild from Chroma and ``repeats`` snapshot opens, each in
     a fresh engine (a restart), in the same run; times are wall clock, with this process's CPU time
@@ -275,15 +305,9 @@ def cold_open(folder: str, size: int, seed: int, *, repeats: int = 3, rebuild: b
 
     restored: list[bool] = []
     row: dict[str, Any] = {"units": size, "fill_s": round(fill_ms / 1000, 1)}
-    # today's path: a fresh engine rebuilds the bank from Chroma on first use (the open also writes
-    # no snapshot: that engine has snapshots off)
     rebuild_ms = rebuild_cpu_ms = None
     if rebuild:
-        engine = fresh(snapshots=False)
-        rebuilt, rebuild_ms, rebuild_cpu_ms = _open_timed(engine, bank_id)
-        size = len(rebuilt.units)
-        del rebuilt
-        engine.close()
+        rebuild_ms, rebuild_cpu_ms, size = _rebuild_timed(fresh, bank_id)
     # with snapshots: the first engine's open rebuilds and its close saves; every later open restores
     engine = fresh(snapshots=True)
     _, first_open_ms, _ = _open_timed(engine, bank_id)
@@ -302,19 +326,8 @@ def cold_open(folder: str, size: int, seed: int, *, repeats: int = 3, rebuild: b
     _, first_recall_ms = _timed(lambda: engine.bank(bank_id).recall(_query(rng), k=5))
     _, next_recall_ms = _timed(lambda: engine.bank(bank_id).recall(_query(rng), k=5))
     engine.close()
-    open_ms, cpu_ms = sorted(opens)[len(opens) // 2], sorted(cpus)[len(cpus) // 2]
-    row.update({
-        "units": size, "rebuild_ms": None if rebuild_ms is None else round(rebuild_ms, 1),
-        "rebuild_cpu_ms": None if rebuild_cpu_ms is None else round(rebuild_cpu_ms, 1),
-        "snapshot_open_ms": round(open_ms, 1), "snapshot_open_cpu_ms": round(cpu_ms, 1),
-        "snapshot_open_ms_each": [round(v, 1) for v in opens], "snapshot_used": used,
-        "speedup": None if rebuild_ms is None else round(rebuild_ms / max(open_ms, 1e-6), 1),
-        "snapshot_mb": round(snap_mb, 1), "snapshot_save_ms": round(sorted(saves)[len(saves) // 2], 1),
-        "first_open_with_rebuild_ms": round(first_open_ms, 1),
-        "first_recall_after_snapshot_open_ms": round(first_recall_ms, 1),
-        "second_recall_ms": round(next_recall_ms, 1),
-        "loadavg_1m_after": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
-    })
+    row.update(_open_figures(size, rebuild_ms, rebuild_cpu_ms, opens, cpus, used, snap_mb,
+                             sorted(saves)[len(saves) // 2], first_open_ms, first_recall_ms, next_recall_ms))
     return row
 
 
@@ -412,11 +425,7 @@ def cold_open_server(folder: str, size: int, seed: int, *, repeats: int = 3, reb
         row: dict[str, Any] = {"units": size, "fill_s": round(fill_ms / 1000, 1), "store": "chroma server"}
         rebuild_ms = rebuild_cpu_ms = None
         if rebuild:
-            engine = fresh(snapshots=False)
-            rebuilt, rebuild_ms, rebuild_cpu_ms = _open_timed(engine, bank_id)
-            size = len(rebuilt.units)
-            del rebuilt
-            engine.close()
+            rebuild_ms, rebuild_cpu_ms, size = _rebuild_timed(fresh, bank_id)
         engine = fresh(snapshots=True)
         _, first_open_ms, _ = _open_timed(engine, bank_id)
         _, save_ms = _timed(engine.close)  # uploads the snapshot
@@ -440,19 +449,8 @@ def cold_open_server(folder: str, size: int, seed: int, *, repeats: int = 3, reb
         stored = engine.store.client.get_collection(snapshot_name(engine.store._name_of(bank_id)))
         snap_mb = sum(len(m["d"]) for m in stored.get(include=["metadatas"])["metadatas"] if "d" in m) * 3 / 4 / 2**20
         engine.close()
-    open_ms, cpu_ms = sorted(opens)[len(opens) // 2], sorted(cpus)[len(cpus) // 2]
-    row.update({
-        "units": size, "rebuild_ms": None if rebuild_ms is None else round(rebuild_ms, 1),
-        "rebuild_cpu_ms": None if rebuild_cpu_ms is None else round(rebuild_cpu_ms, 1),
-        "snapshot_open_ms": round(open_ms, 1), "snapshot_open_cpu_ms": round(cpu_ms, 1),
-        "snapshot_open_ms_each": [round(v, 1) for v in opens], "snapshot_used": used,
-        "speedup": None if rebuild_ms is None else round(rebuild_ms / max(open_ms, 1e-6), 1),
-        "snapshot_mb": round(snap_mb, 1), "snapshot_save_ms": round(save_ms, 1),
-        "first_open_with_rebuild_ms": round(first_open_ms, 1),
-        "first_recall_after_snapshot_open_ms": round(first_recall_ms, 1),
-        "second_recall_ms": round(next_recall_ms, 1),
-        "loadavg_1m_after": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
-    })
+    row.update(_open_figures(size, rebuild_ms, rebuild_cpu_ms, opens, cpus, used, snap_mb, save_ms,
+                             first_open_ms, first_recall_ms, next_recall_ms))
     return row
 
 
