@@ -11,8 +11,8 @@ on the unit's text. So an embedded folder recovers in two steps:
 
 1. Before Chroma opens the folder, :func:`reset_torn_segments` checks each vector segment's files
    (the pickle ends with pickle's STOP opcode and counts as many elements as ``header.bin``; the
-   ``*.bin`` files are as long as ``header.bin`` says) and resets a torn one: its folder and its replay position (``max_seq_id``) go, so Chroma
-   starts it afresh and replays the write log it still holds. Files that fail a check Chroma runs
+   ``*.bin`` files are as long as ``header.bin`` says) and resets a torn one: its folder and its
+   replay position (``max_seq_id``) go, so Chroma starts it afresh and replays the write log it still holds. Files that fail a check Chroma runs
    while loading are reset the same way, in a child process (:func:`reset_in_child`: the reason is
    the one in ``storage/_scrub.py``, two SQLite libraries on one file in one process defeat each
    other's locks). A segment Chroma has *loaded* is never reset or written from this process: its
@@ -38,8 +38,8 @@ import subprocess
 import sys
 from typing import Any, Callable, Sequence
 
-__all__ = ["CLOSED_MARK", "check_on_open", "mark_closed", "is_unloadable", "is_missing_vectors", "torn_files", "reset_torn_segments", "reset_vector_segment",
-           "reset_in_child", "restore_vectors"]
+__all__ = ["CLOSED_MARK", "check_on_open", "mark_closed", "is_unloadable", "is_missing_vectors", "torn_files",
+           "reset_torn_segments", "reset_vector_segment", "reset_in_child", "restore_vectors"]
 
 log = logging.getLogger("hindsight.storage")
 
@@ -117,8 +117,8 @@ def torn_files(folder: str) -> str | None:
     return None
 
 
-def check_on_open(path: str) -> dict[str, str]:
-    """:func:`reset_torn_segments`, skipped when the folder's last process closed it cleanly.
+def check_on_open(path: str) -> dict[str, str] | None:
+    """:func:`reset_torn_segments`, skipped (None) when the folder's last process closed it cleanly.
 
     A clean close leaves :data:`CLOSED_MARK`; it is removed here, durably, before any write, so a
     crash from now on leaves no mark and the next open checks (about 0.1 ms per bank).
@@ -129,7 +129,7 @@ def check_on_open(path: str) -> dict[str, str]:
     except FileNotFoundError:
         return reset_torn_segments(path)
     _sync_folder(path)
-    return {}
+    return None
 
 
 def mark_closed(path: str) -> None:

@@ -179,6 +179,9 @@ class ChromaStore:
         self._owned_database = owned_database
         self._folder_lock = folder_lock  # key from storage._folder_lock (embedded folders only)
         self._torn: dict[str, str] = {}  # collection id -> why its vector files were reset on open
+        #: Whether a crash may have left vector files Chroma cannot load (``ensure_readable`` then
+        #: probes each collection once). False only for the first opener of a cleanly closed folder.
+        self._may_be_torn = True
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
@@ -212,7 +215,7 @@ class ChromaStore:
         lock = _folder_lock.acquire(path)  # one process per folder; see storage/_folder_lock.py
         try:
             first = _folder_lock.holders(lock) <= 1
-            torn: dict[str, str] = {}
+            torn: dict[str, str] | None = {}  # None: closed cleanly, so no file can be torn
             if first:  # first opener in this process; see _folder_init on SQLite
                 _folder_init.prepare_folder(path)  # a kill at any moment of a creation leaves a folder that opens
                 torn = _repair.check_on_open(path)  # a kill mid-write of Chroma's vector files
@@ -233,7 +236,8 @@ class ChromaStore:
                 "to start fresh."
             ) from exc
         store = cls(client, description=f"embedded Chroma at {path}", folder_lock=lock, path=path)
-        store._note_torn(torn)
+        store._note_torn(torn or {})
+        store._may_be_torn = torn is not None
         store.secure_delete = secure_delete
         store.legacy_names = names is None or any(_is_legacy_name(n) for n in names)
         return store
@@ -381,9 +385,10 @@ class ChromaStore:
         """Give back a collection of an embedded folder whose vector files a crash tore (``storage/_repair.py``).
 
         ``what`` names it in messages (``"bank 'x'"``). A collection whose torn files were reset
-        before Chroma opened the folder, or that Chroma cannot load (probed with one ``count()``; with
-        ``failed``, an error a read of ``col`` raised, nothing is probed), gets every record written
-        back with ``embed(texts)``, the bank's embedder: a warning says so and True is returned.
+        before Chroma opened the folder, or that Chroma cannot load (probed with one ``count()``, which
+        loads its vector index, and only when the folder was not closed cleanly; with ``failed``, an
+        error a read of ``col`` raised, nothing is probed), gets every record written back with
+        ``embed(texts)``, the bank's embedder: a warning says so and True is returned.
         """
         folder = self._copy or self.path
         if folder is None or col is None:  # in memory, or a server's files, which are the server's
@@ -392,6 +397,8 @@ class ChromaStore:
 
         why, reset, exc = self._torn.pop(str(col.id), None), False, failed
         if why is None and exc is None:
+            if not self._may_be_torn:  # every file was whole at the last close and no crash since
+                return False
             try:
                 col.count()
                 return False
