@@ -18,6 +18,7 @@ returns None here and is encoded as it always was.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -31,26 +32,34 @@ PACK_MIN_SAVED = 8
 #: while padded batches grow with the square of each text's own length.
 PACK_MAX_TOKENS = 256
 _PACKABLE_TYPES = frozenset({"bert"})
-_checked: dict[int, bool] = {}
+#: Each model's answer, kept as long as the model lives: keyed by the model itself, since an id()
+#: is reused by the next object, and a model wrongly taken as packable would return wrong vectors.
+_checked: "weakref.WeakKeyDictionary[Any, bool]" = weakref.WeakKeyDictionary()
 
 
 def _packable(model: Any) -> bool:
     """Whether ``model`` is a sentence-transformer of exactly (BERT transformer, mean pooling, normalise)."""
-    key = id(model)
-    if key not in _checked:
-        try:
-            modules = list(model)
-            names = [type(m).__name__ for m in modules]
-            pooling = modules[1].get_config_dict() if len(modules) > 1 else {}
-            bert = modules[0].auto_model
-            _checked[key] = (names == ["Transformer", "Pooling", "Normalize"]
-                             and pooling.get("pooling_mode") == "mean" and pooling.get("include_prompt", True)
-                             and bert.config.model_type in _PACKABLE_TYPES
-                             and getattr(bert.config, "position_embedding_type", "absolute") == "absolute"
-                             and bert.config._attn_implementation in ("sdpa", "eager"))
-        except (AttributeError, IndexError, TypeError):
-            _checked[key] = False
-    return _checked[key]
+    try:
+        return _checked[model]
+    except (KeyError, TypeError):  # TypeError: not weakly referable (no torch module): never packed
+        pass
+    try:
+        modules = list(model)
+        names = [type(m).__name__ for m in modules]
+        pooling = modules[1].get_config_dict() if len(modules) > 1 else {}
+        bert = modules[0].auto_model
+        packable = (names == ["Transformer", "Pooling", "Normalize"]
+                    and pooling.get("pooling_mode") == "mean" and pooling.get("include_prompt", True)
+                    and bert.config.model_type in _PACKABLE_TYPES
+                    and getattr(bert.config, "position_embedding_type", "absolute") == "absolute"
+                    and bert.config._attn_implementation in ("sdpa", "eager"))
+    except (AttributeError, IndexError, TypeError):
+        packable = False
+    try:
+        _checked[model] = packable
+    except TypeError:
+        pass
+    return packable
 
 
 def encode_packed(model: Any, texts: Sequence[str]) -> np.ndarray | None:
