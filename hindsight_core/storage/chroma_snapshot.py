@@ -58,9 +58,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from hindsight_core.storage.chroma_store import LOG_WINDOW_NS
+from hindsight_core.storage.chroma_store import LOG_WINDOW_NS, placeholder_vectors
 from hindsight_core.storage.snapshot import SNAPSHOT_MIN_UNITS, encode, install
 
 if TYPE_CHECKING:
@@ -76,19 +74,20 @@ log = logging.getLogger("hindsight.snapshot")
 #: written as documents took 28 s and grew the server's folder by ~700 MB; as metadata, 5 s).
 CHUNK_CHARS = 4 * 2**20
 _HEAD = "head"
-_ONE = np.ones((1, 1), dtype=np.float32)  # Chroma wants a vector per record; these are never searched
 
 
-def _revision(store: Any, col: Any, since: int) -> dict[str, Any]:
-    """The bank's state as a snapshot names it (see the module docstring)."""
-    recent = sorted((i, ts, op) for i, ts, op, _ in store.changes(col, since))
+def _revision(store: Any, col: Any, since: int, changes: list[tuple[str, int, str, str]] | None = None
+              ) -> dict[str, Any]:
+    """The bank's state as a snapshot names it (see the module docstring); ``changes``: the change
+    log's entries since ``since`` when the caller has read them already."""
+    recent = sorted((i, ts, op) for i, ts, op, _ in (store.changes(col, since) if changes is None else changes))
     digest = hashlib.sha256("\n".join(f"{i}\t{ts}\t{op}" for i, ts, op in recent).encode()).hexdigest()
     return {"units": store.count(col), "log": store.log_size(col), "since": since, "recent": digest}
 
 
-def _deleted(store: Any, col: Any, since: int) -> set[str]:
-    """Units whose deletion the change log recorded after ``since``."""
-    return {i for i, _, op, _ in store.changes(col, since) if op == "delete"}
+def _deleted(changes: list[tuple[str, int, str, str]]) -> set[str]:
+    """Units whose deletion these change-log entries record."""
+    return {i for i, _, op, _ in changes if op == "delete"}
 
 
 class ChromaSnapshots:
@@ -119,8 +118,9 @@ class ChromaSnapshots:
             return False
         store = index.store
         since = time.time_ns() - LOG_WINDOW_NS
-        revision = _revision(store, col, since)  # read before the export: see the module docstring
-        deleted = _deleted(store, col, since)
+        changes = store.changes(col, since)
+        revision = _revision(store, col, since, changes)  # read before the export: see the module docstring
+        deleted = _deleted(changes)
         index.catch_up()
         if len(index.units) != revision["units"]:
             log.debug("bank %r not snapshotted: its index holds %d units, Chroma %d", bank_id, len(index.units),
@@ -134,8 +134,9 @@ class ChromaSnapshots:
         chunks = [text[at:at + CHUNK_CHARS] for at in range(0, len(text), CHUNK_CHARS)]
         snap_id = uuid.uuid4().hex
         for k, chunk in enumerate(chunks):
-            target.upsert(ids=[f"{snap_id}-{k}"], embeddings=_ONE, metadatas=[{"d": chunk}])
-        target.upsert(ids=[_HEAD], embeddings=_ONE, metadatas=[{
+            chunk_id = [f"{snap_id}-{k}"]
+            target.upsert(ids=chunk_id, embeddings=placeholder_vectors(chunk_id), metadatas=[{"d": chunk}])
+        target.upsert(ids=[_HEAD], embeddings=placeholder_vectors([_HEAD]), metadatas=[{
             "snapshot": snap_id, "chunks": len(chunks), "since": since, "revision": json.dumps(revision)}])
         if not store.bank_alive(col):  # deleted by another process meanwhile: it dropped the bank first,
             try:  # so drop what was just written (unless its later delete of the snapshot already did)
@@ -143,7 +144,7 @@ class ChromaSnapshots:
             except Exception:  # noqa: BLE001
                 log.debug("snapshot collection %s already gone", target.name)
             return False
-        if _deleted(store, col, since) - deleted:  # units deleted during the upload (their delete dropped
+        if _deleted(store.changes(col, since)) - deleted:  # units deleted during the upload (their delete dropped
             self._drop_mine(target, snap_id)  # the stored snapshot): do not leave their text behind in this one
             return False
         head = target.get(ids=[_HEAD], include=["metadatas"])["metadatas"]

@@ -28,7 +28,7 @@ import numpy as np
 from hindsight_core.errors import InvalidInputError, NotFoundError, SchemaVersionError, StorageError
 from hindsight_core.storage._chroma_cache import PERSIST_EVERY_WRITE
 
-__all__ = ["ChromaStore", "BANK_KEY", "validate_bank_id", "snapshot_name"]
+__all__ = ["ChromaStore", "BANK_KEY", "validate_bank_id", "snapshot_name", "placeholder_vectors"]
 
 log = logging.getLogger("hindsight.storage")
 
@@ -85,9 +85,10 @@ def _is_legacy_name(name: str) -> bool:
 LOG_HANDLES = 2048
 
 
-def _log_vectors(ids: Sequence[Any]) -> np.ndarray:
-    """The vectors of change-log entries: a log is read by metadata alone, but Chroma wants one."""
-    return np.ones((len(ids), 1), dtype=np.float32)
+def placeholder_vectors(records: Sequence[Any]) -> np.ndarray:
+    """One-dimensional vectors for ``records`` of a collection that is read by id or metadata alone
+    (a change log, a server's index snapshot): Chroma wants a vector per record."""
+    return np.ones((len(records), 1), dtype=np.float32)
 
 
 def _log_name(bank_collection: str) -> str:
@@ -542,7 +543,7 @@ class ChromaStore:
             if not create and _gone(exc):
                 return None  # no write of this bank was recorded yet: nothing to catch up on
             raise _storage_error("open the change log", exc, self.path) from exc
-        self.ensure_readable(log, f"the change log of {name}", _log_vectors)
+        self.ensure_readable(log, f"the change log of {name}", placeholder_vectors)
         self._keep_log(key, log)
         return log
 
@@ -564,7 +565,7 @@ class ChromaStore:
         ts = time.time_ns()
         unique = list(dict.fromkeys(ids))
         try:
-            log.upsert(ids=unique, embeddings=_log_vectors(unique),
+            log.upsert(ids=unique, embeddings=placeholder_vectors(unique),
                        metadatas=[{"ts": ts, "op": op, "w": self.writer}] * len(unique))
         except Exception as exc:  # noqa: BLE001
             raise _storage_error("record a change", exc, self.path) from exc
