@@ -12,10 +12,10 @@ on the unit's text. So an embedded folder recovers in two steps:
 1. Before Chroma opens the folder, :func:`reset_torn_segments` checks each vector segment's files
    (the pickle ends with pickle's STOP opcode and counts as many elements as ``header.bin``; the
    ``*.bin`` files are as long as ``header.bin`` says) and resets a torn one: its folder and its
-   replay position (``max_seq_id``) go, so Chroma starts it afresh and replays the write log it still holds. Files that fail a check Chroma runs
-   while loading are reset the same way, in a child process (:func:`reset_in_child`: the reason is
-   the one in ``storage/_scrub.py``, two SQLite libraries on one file in one process defeat each
-   other's locks). A segment Chroma has *loaded* is never reset or written from this process: its
+   replay position (``max_seq_id``) go, so Chroma starts it afresh and replays the write log it
+   still holds. Files that fail a check Chroma runs while loading are reset the same way, in a
+   child process (:func:`reset_in_child`: the reason is the one in ``storage/_scrub.py``, two
+   SQLite libraries on one file in one process defeat each other's locks). A segment Chroma has *loaded* is never reset or written from this process: its
    in-memory copy would outlive the files (writes into a torn copy can crash the process).
 2. When the bank opens, every record is written back with its vector embedded again
    (:func:`restore_vectors`).
