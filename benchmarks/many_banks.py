@@ -335,69 +335,27 @@ def cold_open(folder: str, size: int, seed: int, *, repeats: int = 3, rebuild: b
 SETTLED_CPU_SHARE = 0.1
 
 
-class _ChromaServer:
-    """A Chroma server on loopback for the cold opens over a server (``chroma run``), stopped on exit."""
+def _settle(pid: int, quiet_s: float = 1.0, limit_s: float = 120.0) -> float:
+    """Wait until the Chroma server ``pid`` has used under 10% of a core for ``quiet_s`` (it compacts and
+    indexes after large writes), so a timed open does not pay for the previous step; returns seconds waited."""
+    started = time.monotonic()
 
-    def __init__(self, folder: str) -> None:
-        self.folder = folder
-
-    def __enter__(self) -> tuple[str, int]:
-        import shutil
-        import socket
-        import subprocess
-
-        import chromadb
-        from chromadb.config import Settings
-
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        local = os.path.join(os.path.dirname(sys.executable), "chroma")
-        cli = local if os.path.exists(local) else (shutil.which("chroma") or "chroma")
-        self._log = open(os.path.join(self.folder, "chroma-server.log"), "w")
-        self._proc = subprocess.Popen([cli, "run", "--path", os.path.join(self.folder, "chroma-server"), "--host",
-                                       "127.0.0.1", "--port", str(port)], stdout=self._log, stderr=subprocess.STDOUT,
-                                      env=dict(os.environ, ANONYMIZED_TELEMETRY="False"))
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                chromadb.HttpClient(host="127.0.0.1", port=port, settings=Settings(anonymized_telemetry=False)).heartbeat()
-                return "127.0.0.1", port
-            except Exception:  # noqa: BLE001 - not up yet
-                if self._proc.poll() is not None or time.monotonic() > deadline:
-                    self.__exit__()
-                    raise RuntimeError("the Chroma server did not start (see chroma-server.log)") from None
-                time.sleep(0.2)
-
-    def settle(self, quiet_s: float = 1.0, limit_s: float = 120.0) -> float:
-        """Wait until the server has used under 10% of a core for ``quiet_s`` (it compacts and indexes
-        after large writes), so a timed open does not pay for the previous step; returns seconds waited."""
-        started = time.monotonic()
-
-        def cpu() -> float:
-            try:
-                with open(f"/proc/{self._proc.pid}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-            except (OSError, ValueError, IndexError):
-                return 0.0  # no /proc: nothing to wait for
-
-        last = cpu()
-        while time.monotonic() - started < limit_s:
-            time.sleep(quiet_s)
-            now = cpu()
-            if now - last < SETTLED_CPU_SHARE * quiet_s:
-                break
-            last = now
-        return round(time.monotonic() - started, 1)
-
-    def __exit__(self, *exc: object) -> None:
-        self._proc.terminate()
+    def cpu() -> float:
         try:
-            self._proc.wait(timeout=30)
-        except Exception:  # noqa: BLE001
-            self._proc.kill()
-        self._log.close()
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return 0.0  # no /proc: nothing to wait for
+
+    last = cpu()
+    while time.monotonic() - started < limit_s:
+        time.sleep(quiet_s)
+        now = cpu()
+        if now - last < SETTLED_CPU_SHARE * quiet_s:
+            break
+        last = now
+    return round(time.monotonic() - started, 1)
 
 
 def cold_open_server(folder: str, size: int, seed: int, *, repeats: int = 3, rebuild: bool = True) -> dict[str, Any]:
@@ -406,14 +364,14 @@ def cold_open_server(folder: str, size: int, seed: int, *, repeats: int = 3, reb
     Each open is a fresh engine (a new process's first use of the bank): today's rebuild, then with
     snapshots the first engine rebuilds and its close uploads, and ``repeats`` engines open from it."""
     from hindsight_core import CacheConfig, MemoryEngine
-    from hindsight_core.testing import HashEmbedder
+    from hindsight_core.testing import HashEmbedder, LocalChromaServer
 
     bank_id = f"big-{size}"
     cache = CacheConfig(snapshot_min_units=1)
-    server = _ChromaServer(folder)
+    server = LocalChromaServer(os.path.join(folder, "chroma-server"))
     with server as (host, port):
         def fresh(snapshots: bool) -> Any:
-            server.settle()  # the previous step's writes are compacted: not this open's cost
+            _settle(server.process.pid)  # the previous step's writes are compacted: not this open's cost
             new = MemoryEngine.from_http(host, port, embedder=HashEmbedder(),
                                          cache=cache if snapshots else CacheConfig(snapshots=False))
             new.store.open_bank(bank_id, embedder=new.embedder.name, dim=new.embedder.dim, create=False)

@@ -11,62 +11,26 @@ Every test works in banks with fresh ids, so the shared server needs no reset be
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
 import uuid
-from pathlib import Path
 
 import pytest
 
 from hindsight_core import MemoryEngine
+from hindsight_core.testing import LocalChromaServer
 
 BACKENDS = ["persistent", "memory", pytest.param("server", marks=pytest.mark.server)]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _chroma_cli() -> str:
-    local = Path(sys.executable).with_name("chroma")
-    return str(local) if local.exists() else (shutil.which("chroma") or "chroma")
 
 
 @pytest.fixture(scope="session")
 def chroma_server(tmp_path_factory):
     """``(host, port)`` of a Chroma server on loopback, for the whole session."""
-    import chromadb
-    from chromadb.config import Settings
-
-    data = tmp_path_factory.mktemp("chroma-server")
-    port = _free_port()
-    log = open(data / "server.log", "w")
-    proc = subprocess.Popen([_chroma_cli(), "run", "--path", str(data / "db"), "--host", "127.0.0.1",
-                             "--port", str(port)], stdout=log, stderr=subprocess.STDOUT,
-                            env=dict(os.environ, ANONYMIZED_TELEMETRY="False"))
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            chromadb.HttpClient(host="127.0.0.1", port=port, settings=Settings(anonymized_telemetry=False)).heartbeat()
-            break
-        except Exception:  # noqa: BLE001 - not up yet
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"chroma server did not start: {(data / 'server.log').read_text()[-2000:]}")
-            time.sleep(0.2)
-    yield "127.0.0.1", port
-    proc.terminate()
+    server = LocalChromaServer(tmp_path_factory.mktemp("chroma-server") / "db")
     try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+        address = server.__enter__()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    yield address
+    server.__exit__()
 
 
 @pytest.fixture(params=BACKENDS)
