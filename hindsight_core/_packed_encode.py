@@ -11,17 +11,19 @@ token see only its own text, and positions restart at 0 for each text, so each t
 it is alone. Each vector equals the padded batch's up to float32 rounding (at most a few 1e-7 per
 component, measured against ``SentenceTransformer.encode``). Only a call that saves at least
 :data:`PACK_MIN_SAVED` padded positions is packed (a question and its topic, about the same length,
-go through the model's own ``encode`` as before), and only a BERT-family model whose pipeline is
-exactly transformer, mean pooling, normalisation (the bundled all-MiniLM-L6-v2); any other model
-returns None here and is encoded as it always was.
+are padded as before), and only a BERT-family model whose pipeline is exactly transformer, mean
+pooling, normalisation (the bundled all-MiniLM-L6-v2); any other model returns None here and is
+encoded as it always was. The pass runs on the model's traced graph when it has one
+(:mod:`~hindsight_core._traced_bert`: the same vectors, without holding the GIL).
 """
 
 from __future__ import annotations
 
-import weakref
 from typing import Any, Sequence
 
 import numpy as np
+
+from hindsight_core._traced_bert import mean_pooled_bert, packed_forward
 
 __all__ = ["encode_packed", "PACK_MIN_SAVED", "PACK_MAX_TOKENS"]
 
@@ -31,42 +33,13 @@ PACK_MIN_SAVED = 8
 #: Packed sequences stay at most this long: attention grows with the square of the packed length,
 #: while padded batches grow with the square of each text's own length.
 PACK_MAX_TOKENS = 256
-_PACKABLE_TYPES = frozenset({"bert"})
-#: Each model's answer, kept as long as the model lives: keyed by the model itself, since an id()
-#: is reused by the next object, and a model wrongly taken as packable would return wrong vectors.
-_checked: "weakref.WeakKeyDictionary[Any, bool]" = weakref.WeakKeyDictionary()
-
-
-def _packable(model: Any) -> bool:
-    """Whether ``model`` is a sentence-transformer of exactly (BERT transformer, mean pooling, normalise)."""
-    try:
-        return _checked[model]
-    except (KeyError, TypeError):  # TypeError: not weakly referable (no torch module): never packed
-        pass
-    try:
-        modules = list(model)
-        names = [type(m).__name__ for m in modules]
-        pooling = modules[1].get_config_dict() if len(modules) > 1 else {}
-        bert = modules[0].auto_model
-        packable = (names == ["Transformer", "Pooling", "Normalize"]
-                    and pooling.get("pooling_mode") == "mean" and pooling.get("include_prompt", True)
-                    and bert.config.model_type in _PACKABLE_TYPES
-                    and getattr(bert.config, "position_embedding_type", "absolute") == "absolute"
-                    and bert.config._attn_implementation in ("sdpa", "eager"))
-    except (AttributeError, IndexError, TypeError):
-        packable = False
-    try:
-        _checked[model] = packable
-    except TypeError:
-        pass
-    return packable
 
 
 def encode_packed(model: Any, texts: Sequence[str]) -> np.ndarray | None:
     """Unit-normalised float32 vectors of ``texts`` from one packed forward pass of ``model`` (a
     ``SentenceTransformer``), or None when packing does not apply or would not save
     :data:`PACK_MIN_SAVED` positions (then call ``model.encode``)."""
-    if len(texts) < 2 or not _packable(model):
+    if len(texts) < 2 or not mean_pooled_bert(model):
         return None
     import torch
 
@@ -80,9 +53,13 @@ def encode_packed(model: Any, texts: Sequence[str]) -> np.ndarray | None:
     tokens = torch.tensor([[t for x in ids for t in x]])
     positions = torch.tensor([[p for n in lens for p in range(n)]])
     mask = (segment[:, None] == segment[None, :])[None, None]  # (1, 1, total, total): each text sees itself
+    traced = packed_forward(model)  # the same pass without holding the GIL (_traced_bert)
     with torch.inference_mode():
-        hidden = transformer.auto_model(input_ids=tokens, attention_mask=mask, position_ids=positions,
-                                        token_type_ids=torch.zeros_like(tokens)).last_hidden_state[0]
+        if traced is not None:
+            hidden = traced(tokens, mask, positions)[0]
+        else:
+            hidden = transformer.auto_model(input_ids=tokens, attention_mask=mask, position_ids=positions,
+                                            token_type_ids=torch.zeros_like(tokens)).last_hidden_state[0]
         sums = torch.zeros(len(lens), hidden.shape[1], dtype=hidden.dtype).index_add_(0, segment, hidden)
         means = sums / torch.tensor(lens, dtype=hidden.dtype)[:, None]
         return torch.nn.functional.normalize(means, dim=1).numpy().astype(np.float32, copy=False)

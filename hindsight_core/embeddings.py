@@ -24,6 +24,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from hindsight_core._packed_encode import encode_packed
+from hindsight_core._traced_bert import encode_padded
 from hindsight_core.embed_batching import Coalescer
 from hindsight_core.errors import InvalidInputError, OptionalDependencyError
 
@@ -220,6 +221,8 @@ class SentenceTransformerEmbedder:
         model = self.model
         with _one_thread():
             out = encode_packed(model, texts)  # a question with its short words: one unpadded pass
+            if out is None:  # the model's own vectors from a graph that runs without the GIL
+                out = encode_padded(model, texts)
             if out is None:
                 out = model.encode(texts, batch_size=_BATCH, normalize_embeddings=True, show_progress_bar=False)
         return _normalise(out)
