@@ -4,6 +4,7 @@ and leave every other model on its eager path."""
 from __future__ import annotations
 
 import random
+import sys
 import threading
 import time
 
@@ -55,7 +56,16 @@ def test_packed_texts_on_the_traced_graph_equal_the_eager_packed_pass(model, mon
 def test_a_traced_pass_does_not_wait_for_a_busy_python_thread(model) -> None:
     # eager, every torch op takes the GIL back from the busy thread (tens of times slower);
     # traced, the pass runs in C++ without it. A ratio of the two in one run, not a wall-clock bound.
+    # The handover only happens while the busy thread is running: on a machine with no core to spare
+    # it is off the CPU most of the time and rarely holds the GIL, and there is nothing to measure.
+    import os
+
     import torch
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    if cores < 2 or load > cores - 1:
+        pytest.skip(f"needs a spare core for the busy thread (load {load:.1f} on {cores} cores)")
 
     forward = padded_forward(model)
     features = model.preprocess(["What did Caroline research about adoption agencies?"])
@@ -79,15 +89,20 @@ def test_a_traced_pass_does_not_wait_for_a_busy_python_thread(model) -> None:
 
     from hindsight_core.embeddings import _one_thread
 
+    switch = sys.getswitchinterval()
     with torch.inference_mode(), _one_thread():  # as small calls run (embeddings._encode_small)
         forward(*inputs)
         spinner = threading.Thread(target=busy)
+        # the interpreter's default handover interval, set explicitly: it is what an op waits for
+        # the GIL, and another test or plugin may have changed it
+        sys.setswitchinterval(0.005)
         spinner.start()
         try:
             traced_ms, eager_ms = median_ms(forward), median_ms(eager)
         finally:
             stop.set()
             spinner.join()
+            sys.setswitchinterval(switch)
     assert traced_ms * 3 < eager_ms, (traced_ms, eager_ms)
 
 
