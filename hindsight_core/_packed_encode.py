@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hindsight_core._traced_bert import mean_pooled_bert, packed_forward
+from hindsight_core._traced_bert import mean_pooled_bert, packed_forward, packed_inputs
 
 __all__ = ["encode_packed", "PACK_MIN_SAVED", "PACK_MAX_TOKENS"]
 
@@ -49,10 +49,7 @@ def encode_packed(model: Any, texts: Sequence[str]) -> np.ndarray | None:
     total = sum(lens)
     if len(lens) * max(lens) - total < PACK_MIN_SAVED or total > PACK_MAX_TOKENS:
         return None
-    segment = torch.repeat_interleave(torch.arange(len(lens)), torch.tensor(lens))
-    tokens = torch.tensor([[t for x in ids for t in x]])
-    positions = torch.tensor([[p for n in lens for p in range(n)]])
-    mask = (segment[:, None] == segment[None, :])[None, None]  # (1, 1, total, total): each text sees itself
+    tokens, mask, positions, segment = packed_inputs(ids)
     traced = packed_forward(model)  # the same pass without holding the GIL (_traced_bert)
     with torch.inference_mode():
         if traced is not None:

@@ -35,7 +35,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-__all__ = ["mean_pooled_bert", "padded_forward", "packed_forward", "encode_padded"]
+__all__ = ["mean_pooled_bert", "padded_forward", "packed_forward", "packed_inputs", "encode_padded"]
 
 #: (input_ids, attention_mask, third input) -> last hidden state, shape (batch, length, dim)
 Forward = Callable[[Any, Any, Any], Any]
@@ -86,6 +86,19 @@ def packed_forward(model: Any) -> Forward | None:
     """``model``'s traced forward pass over packed texts ``(input_ids, 4-d boolean attention mask,
     position_ids)`` with zero token types (see ``_packed_encode``), or None."""
     return _graph(model, "packed")
+
+
+def packed_inputs(ids: Sequence[Sequence[int]]) -> tuple[Any, Any, Any, Any]:
+    """Texts' token ids end to end as one sequence: ``(input_ids, 4-d boolean attention mask,
+    position_ids, segment)``, where the mask lets each token see only its own text, positions restart
+    at 0 for each text, and ``segment`` gives each token's text (for pooling)."""
+    import torch
+
+    segment = torch.repeat_interleave(torch.arange(len(ids)), torch.tensor([len(x) for x in ids]))
+    return (torch.tensor([[t for x in ids for t in x]]),
+            (segment[:, None] == segment[None, :])[None, None],  # (1, 1, total, total)
+            torch.tensor([[p for x in ids for p in range(len(x))]]),
+            segment)
 
 
 def encode_padded(model: Any, texts: Sequence[str]) -> np.ndarray | None:
@@ -154,15 +167,9 @@ class _Packed(_Padded):
 
 def _probe(model: Any, kind: str) -> tuple[Any, Any, Any]:
     """Example inputs of ``kind``, with padding (or two packed texts) so the mask is really used."""
-    import torch
-
     if kind == "padded":
         return _padded_inputs(_features(model, _PROBE_TEXTS))
-    ids = model[0].tokenizer(_PROBE_TEXTS)["input_ids"]
-    segment = torch.repeat_interleave(torch.arange(len(ids)), torch.tensor([len(x) for x in ids]))
-    return (torch.tensor([[t for x in ids for t in x]]),
-            (segment[:, None] == segment[None, :])[None, None],
-            torch.tensor([[p for x in ids for p in range(len(x))]]))
+    return packed_inputs(model[0].tokenizer(_PROBE_TEXTS)["input_ids"])[:3]
 
 
 def _trace(model: Any, kind: str) -> Forward | None:
