@@ -64,7 +64,7 @@ def test_a_traced_pass_does_not_wait_for_a_busy_python_thread(model) -> None:
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    if cores < 2 or load > cores - 1:
+    if cores < 2 or load > cores - 0.5:  # this test's own process counts about 1 in the load
         pytest.skip(f"needs a spare core for the busy thread (load {load:.1f} on {cores} cores)")
 
     forward = padded_forward(model)
