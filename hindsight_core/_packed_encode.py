@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hindsight_core._traced_bert import mean_pooled_bert, packed_forward, packed_inputs
+from hindsight_core._traced_bert import encode_packed_ids, mean_pooled_bert
 
 __all__ = ["encode_packed", "PACK_MIN_SAVED", "PACK_MAX_TOKENS"]
 
@@ -41,22 +41,10 @@ def encode_packed(model: Any, texts: Sequence[str]) -> np.ndarray | None:
     :data:`PACK_MIN_SAVED` positions (then call ``model.encode``)."""
     if len(texts) < 2 or not mean_pooled_bert(model):
         return None
-    import torch
-
     transformer = model[0]
     ids = transformer.tokenizer(list(texts), truncation=True, max_length=transformer.max_seq_length)["input_ids"]
     lens = [len(x) for x in ids]
     total = sum(lens)
     if len(lens) * max(lens) - total < PACK_MIN_SAVED or total > PACK_MAX_TOKENS:
         return None
-    tokens, mask, positions, segment = packed_inputs(ids)
-    traced = packed_forward(model)  # the same pass without holding the GIL (_traced_bert)
-    with torch.inference_mode():
-        if traced is not None:
-            hidden = traced(tokens, mask, positions)[0]
-        else:
-            hidden = transformer.auto_model(input_ids=tokens, attention_mask=mask, position_ids=positions,
-                                            token_type_ids=torch.zeros_like(tokens)).last_hidden_state[0]
-        sums = torch.zeros(len(lens), hidden.shape[1], dtype=hidden.dtype).index_add_(0, segment, hidden)
-        means = sums / torch.tensor(lens, dtype=hidden.dtype)[:, None]
-        return torch.nn.functional.normalize(means, dim=1).numpy().astype(np.float32, copy=False)
+    return encode_packed_ids(model, ids)

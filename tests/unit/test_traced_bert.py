@@ -47,7 +47,6 @@ def test_packed_texts_on_the_traced_graph_equal_the_eager_packed_pass(model, mon
     texts = ['When did Joanna first watch "Eternal Sunshine of the Spotless Mind"?', "eternal", "sunshine", "mind"]
     traced = encode_packed(model, texts)
     monkeypatch.setattr(_traced_bert, "packed_forward", lambda m: None)
-    monkeypatch.setattr("hindsight_core._packed_encode.packed_forward", lambda m: None)
     eager = encode_packed(model, texts)
     assert traced is not None and eager is not None
     assert np.abs(traced - eager).max() <= 1e-6
