@@ -50,13 +50,17 @@ def _recall(store: UnitStore, config: BankConfig, cfg: RecallConfig, *, query: s
     embedder = store.embedder
     words = word_vectors_of(embedder) if cfg.expansion_weight else None
     if cfg.topic_weight or cfg.expansion_weight:
-        with store.read() as index:
-            speakers = index.speakers()
-            # the query without the bank's speakers it names, embedded in the same call
-            topic = topic_query(query, speakers) if cfg.topic_weight else None
-            # its words neither the bank uses nor an earlier recall embedded, for keyword expansion (same call)
-            plan = plan_expansion(query, index, speakers, index.revision,
-                                  None if words is None else words.get) if cfg.expansion_weight else None
+        # No lock: this only plans what to embed, from the bank's speakers (LiveIndex.speakers is
+        # safe without it) and its vocabulary (which has its own lock). Under the read lock, a recall
+        # arriving during a capture's write step waited for all of it (8 threads on one bank: p50
+        # 23 ms, p95 75 ms of a 96 / 150 ms recall), before its query was even embedded.
+        index = store.current()
+        speakers = index.speakers()
+        # the query without the bank's speakers it names, embedded in the same call
+        topic = topic_query(query, speakers) if cfg.topic_weight else None
+        # its words neither the bank uses nor an earlier recall embedded, for keyword expansion (same call)
+        plan = plan_expansion(query, index, speakers, index.revision,
+                              None if words is None else words.get) if cfg.expansion_weight else None
         if plan is not None and plan.behind:  # the bank's own words are learnt in its background queue
             schedule_learning(store)
     heads = [query] if topic is None else [query, topic]

@@ -61,6 +61,7 @@ class LiveIndex:
         self.directives: set[str] = set()  # ids of active directives (returned with every recall)
         self.next_seq = 0
         self.revision = 0  # bumped on every change, so callers can cache reads
+        self.write_base = -1  # the revision when the current outermost write began (UnitStore.write)
         self._speakers: tuple[int, frozenset[str]] = (-1, frozenset())  # (revision, speakers)
         self.lock = BankLock()
         self.dropped = False
@@ -293,12 +294,19 @@ class LiveIndex:
         return seq
 
     def speakers(self) -> frozenset[str]:
-        """The lower-cased speakers of the bank's units (caller holds the read lock); recomputed only
-        after a change, since recall asks on every call and a scan costs O(units)."""
+        """The lower-cased speakers of the bank's units; recomputed only after a change, since recall
+        asks on every call and a scan costs O(units).
+
+        Safe without the bank's lock, so a recall plans its query without waiting for a capture's
+        write step: the units are copied in one C-level call (no other thread runs during it), and
+        the answer is labelled with the revision read *before* that copy, so a write that lands in
+        between makes the next call scan again rather than keep a stale answer."""
+        revision = self.revision
         seen, names = self._speakers
-        if seen != self.revision:
-            names = frozenset(u.speaker.lower() for u in self.units.values() if u.speaker)
-            self._speakers = (self.revision, names)
+        if seen != revision:
+            units = list(self.units.values())
+            names = frozenset(u.speaker.lower() for u in units if u.speaker)
+            self._speakers = (revision, names)
         return names
 
     def add(self, unit: IndexedUnit, vector: np.ndarray) -> None:

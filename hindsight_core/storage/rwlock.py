@@ -16,7 +16,8 @@ Lock order of the engine (documented once, here; every module follows it):
 
 Nothing takes a bank lock while it holds the registry lock, and no thread holds two banks'
 locks. Recalls take the read side (they share it: they never wait for each other, nor for a
-capture while it embeds, only for the short apply step of a write); writes take the write side.
+capture while it embeds, nor for its storage write, only for the short in-memory part of its apply
+step: see :meth:`BankLock.admit_readers`); writes take the write side.
 
 ``with lock:`` is the write side, reentrant, so code written for an ``RLock`` keeps working.
 A thread that holds the write side may take the read side too; a thread that holds only the read
@@ -63,6 +64,7 @@ class BankLock:
         self._writer: int | None = None
         self._write_depth = 0
         self._writers_waiting = 0
+        self._admitting = False  # the writer lets readers in (admit_readers)
 
     # ---- write side ----------------------------------------------------------------------------
     def acquire_write(self) -> None:
@@ -131,7 +133,7 @@ class BankLock:
                 self._readers[me] = self._readers.get(me, 0) + 1
                 _count(1)
                 return
-            while self._writer is not None or self._writers_waiting:
+            while (self._writer is not None or self._writers_waiting) and not self._admitting:
                 self._cond.wait()
             self._readers[me] = 1
             _count(1)
@@ -157,6 +159,33 @@ class BankLock:
             yield
         finally:
             self.release_read()
+
+    @contextmanager
+    def admit_readers(self) -> Iterator[None]:
+        """The writer (this thread) lets readers take the read side for the block, while it keeps
+        other writers out; before the block ends it waits until those readers are done.
+
+        For a write's slow storage call made while the in-memory state is still exactly as readers
+        last saw it (a capture's Chroma upsert, which holds the GIL for several milliseconds
+        and, on a busy machine, tens): recalls that arrive meanwhile read that state instead of
+        waiting for the whole call.
+        """
+        me = threading.get_ident()
+        with self._cond:
+            if self._writer != me:
+                raise RuntimeError("only the thread holding a bank's write lock can admit readers")
+            if self._admitting:  # nested: the outer block admits them already
+                yield
+                return
+            self._admitting = True
+            self._cond.notify_all()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._admitting = False
+                while any(reader != me for reader in self._readers):
+                    self._cond.wait()
 
     def held_by_me(self) -> bool:
         """Whether this thread holds either side (for assertions and re-entry checks)."""

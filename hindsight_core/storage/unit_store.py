@@ -198,6 +198,7 @@ class UnitStore:
         """
         for _ in range(_DROPPED_RETRIES):
             index = self._host.open_index(self.id, create)
+            outermost = not index.lock.held_by_me()
             index.lock.acquire_write()
             if not index.dropped:
                 try:
@@ -209,6 +210,8 @@ class UnitStore:
             index.lock.release_write()
         else:
             raise StorageError(f"bank {self.id!r} kept being deleted while this write waited; try again")
+        if outermost:
+            index.write_base = index.revision  # what readers saw (see put)
         try:
             yield index
         finally:
@@ -286,8 +289,13 @@ class UnitStore:
             if journal is not None:  # before the write: a failed upsert may have stored some
                 self._remember(index, journal, [i for i in ids if i in index.units])
                 journal.added.update((i, None) for i in ids if i not in index.units)
-            index.store.upsert(index.collection, ids, [r[1] for r in records], [r[2] for r in records],
-                               np.stack([np.asarray(v, dtype=np.float32) for _, v in units]))
+            # Nothing in memory changed yet in this write: recalls may read the index during
+            # Chroma's upsert (it holds the GIL throughout, chroma-core/chroma#3873) rather than
+            # wait for it; the new units join the index only after it.
+            untouched = index.write_base == index.revision
+            with index.lock.admit_readers() if untouched else contextlib.nullcontext():
+                index.store.upsert(index.collection, ids, [r[1] for r in records], [r[2] for r in records],
+                                   np.stack([np.asarray(v, dtype=np.float32) for _, v in units]))
             for (unit_id, doc, meta), (_, vec) in zip(records, units):
                 index.add(to_indexed(unit_id, doc, meta), vec)
 

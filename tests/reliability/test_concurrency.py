@@ -183,6 +183,71 @@ def test_bank_lock_order_rules():
     assert late_reader_in.is_set() and not reader.is_alive() and not writer.is_alive()
 
 
+def test_a_writer_admits_readers_but_not_writers():
+    lock = BankLock()
+    with pytest.raises(RuntimeError, match="write lock"):  # only the writer can admit readers
+        with lock.admit_readers():
+            pass
+    lock.acquire_write()
+    reader_in, reader_go, other_in, leaving = (threading.Event() for _ in range(4))
+
+    def admitted_reader() -> None:
+        lock.acquire_read()
+        reader_in.set()
+        reader_go.wait(JOIN_S)
+        threading.Event().wait(0.2)  # still reading a while after the writer's block wants to end
+        leaving.set()
+        lock.release_read()
+
+    with lock.admit_readers():
+        reader, _ = _run(admitted_reader)
+        assert reader_in.wait(JOIN_S), "a reader waited for a writer that admits readers"
+        other, _ = _run(lambda: (lock.acquire_write(), other_in.set(), lock.release_write()))
+        assert not other_in.wait(0.2), "a second writer got in while the first admitted readers"
+        reader_go.set()
+    assert leaving.is_set(), "the block ended while an admitted reader still held the read side"
+    late_reader = threading.Event()
+    late, _ = _run(lambda: (lock.acquire_read(), late_reader.set(), lock.release_read()))
+    assert not late_reader.wait(0.2), "a reader got in after the writer stopped admitting"
+    lock.release_write()
+    assert other_in.wait(JOIN_S) and late_reader.wait(JOIN_S)
+    for thread in (reader, other, late):
+        thread.join(JOIN_S)
+
+
+def test_recall_reads_the_bank_while_a_capture_writes_to_chroma(monkeypatch):
+    """A capture's Chroma upsert holds the GIL (chroma-core/chroma#3873) and, on a busy machine,
+    tens of milliseconds: recalls read the index meanwhile, without the unit not yet stored."""
+    from hindsight_core.storage.chroma_store import ChromaStore
+
+    engine = MemoryEngine.ephemeral(embedder=HashEmbedder(dim=64))
+    bank = engine.bank("b")
+    bank.capture("The billing service runs on port 9090.")
+    inside, release = threading.Event(), threading.Event()
+    real = ChromaStore.upsert
+
+    def gated(self, col, ids, documents, *args, **kwargs):
+        if any("GATE" in d for d in documents):
+            inside.set()
+            assert release.wait(JOIN_S)
+        return real(self, col, ids, documents, *args, **kwargs)
+
+    monkeypatch.setattr(ChromaStore, "upsert", gated)
+    writer, write_errors = _run(lambda: bank.capture("GATE the billing deploy window is Friday."))
+    assert inside.wait(JOIN_S)
+    seen: list[list[str]] = []
+    reader, read_errors = _run(lambda: seen.append([h.unit.text for h in bank.recall("billing", k=5).hits]))
+    reader.join(JOIN_S)
+    read_during_write = not reader.is_alive() and not release.is_set()
+    release.set()
+    writer.join(JOIN_S)
+    assert read_during_write, "recall waited for a capture's Chroma write"
+    assert not write_errors and not read_errors
+    assert seen == [["The billing service runs on port 9090."]]  # not the unit still being written
+    assert any("GATE" in h.unit.text for h in bank.recall("billing deploy window", k=5).hits)
+    engine.close()
+
+
 def test_capture_many_from_threads_loses_nothing():
     engine = MemoryEngine.ephemeral(embedder=HashEmbedder(dim=64))
     bank = engine.bank("b")
