@@ -37,6 +37,7 @@ Example:
 from __future__ import annotations
 
 import threading
+import time
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -161,14 +162,16 @@ class BankLock:
             self.release_read()
 
     @contextmanager
-    def admit_readers(self) -> Iterator[None]:
+    def admit_readers(self, drain_s: float = 0.5) -> Iterator[None]:
         """The writer (this thread) lets readers take the read side for the block, while it keeps
         other writers out; before the block ends it waits until those readers are done.
 
         For a write's slow storage call made while the in-memory state is still exactly as readers
         last saw it (a capture's Chroma upsert, which holds the GIL for several milliseconds
         and, on a busy machine, tens): recalls that arrive meanwhile read that state instead of
-        waiting for the whole call.
+        waiting for the whole call. After the block, readers are still let in until none is
+        inside, for at most ``drain_s`` (the longest a write step defers to recalls,
+        ``read_priority.MAX_DEFER_S``); then new readers wait for the writer as usual.
         """
         me = threading.get_ident()
         with self._cond:
@@ -183,9 +186,16 @@ class BankLock:
             yield
         finally:
             with self._cond:
-                self._admitting = False
+                # Readers keep coming in until none is left inside, for at most ``drain_s``: the
+                # state they read is still untouched, and a recall that arrived now would otherwise
+                # wait for every reader already in, then for the writer's in-memory step.
+                deadline = time.monotonic() + drain_s
                 while any(reader != me for reader in self._readers):
-                    self._cond.wait()
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        self._admitting = False
+                    self._cond.wait(left if left > 0 else None)
+                self._admitting = False
 
     def held_by_me(self) -> bool:
         """Whether this thread holds either side (for assertions and re-entry checks)."""

@@ -44,7 +44,7 @@ import numpy as np
 
 from hindsight_core.errors import InvalidInputError, NotFoundError, StorageError
 from hindsight_core.models import MemoryStatus, MemoryUnit
-from hindsight_core.read_priority import ReadPriority
+from hindsight_core.read_priority import MAX_DEFER_S, ReadPriority
 from hindsight_core.retrieval.context import CONTEXT_KEY, encode_vector
 from hindsight_core.storage.codec import from_record, to_indexed, to_record
 from hindsight_core.storage.live_index import LiveIndex
@@ -293,7 +293,7 @@ class UnitStore:
             # Chroma's upsert (it holds the GIL throughout, chroma-core/chroma#3873) rather than
             # wait for it; the new units join the index only after it.
             untouched = index.write_base == index.revision
-            with index.lock.admit_readers() if untouched else contextlib.nullcontext():
+            with index.lock.admit_readers(MAX_DEFER_S) if untouched else contextlib.nullcontext():
                 index.store.upsert(index.collection, ids, [r[1] for r in records], [r[2] for r in records],
                                    np.stack([np.asarray(v, dtype=np.float32) for _, v in units]))
             for (unit_id, doc, meta), (_, vec) in zip(records, units):
