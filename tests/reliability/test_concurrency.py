@@ -47,6 +47,16 @@ def _run(target, *args) -> tuple[threading.Thread, list[BaseException]]:
     return thread, errors
 
 
+def _finishes_while_parked(release: threading.Event, call) -> tuple[bool, list[BaseException]]:
+    """Run ``call`` in a thread while another thread is parked until ``release``; whether it
+    finished before the release. Releases the parked thread either way."""
+    thread, errors = _run(call)
+    thread.join(JOIN_S)
+    finished = not thread.is_alive() and not release.is_set()
+    release.set()
+    return finished, errors
+
+
 @pytest.mark.parametrize("store", ["folder", "memory"])
 def test_delete_bank_while_threads_capture_returns_and_the_id_is_usable_again(tmp_path, store):
     engine = (MemoryEngine(tmp_path / "s", embedder=HashEmbedder(dim=64)) if store == "folder"
@@ -120,10 +130,7 @@ def test_recall_does_not_wait_for_a_capture_that_embeds():
     bank.capture("The billing service runs on port 9090.")
     writer, write_errors = _run(lambda: bank.capture("GATE the deploy window is Friday."))
     assert emb.entered.wait(JOIN_S)
-    reader, read_errors = _run(lambda: bank.recall("billing port", k=1))
-    reader.join(JOIN_S)
-    done_during_embed = not reader.is_alive() and not emb.release.is_set()
-    emb.release.set()
+    done_during_embed, read_errors = _finishes_while_parked(emb.release, lambda: bank.recall("billing port", k=1))
     writer.join(JOIN_S)
     assert done_during_embed, "recall waited for a capture's embedding"
     assert not write_errors and not read_errors and bank.count() == 2
@@ -149,10 +156,7 @@ def test_recalls_share_the_bank_lock(monkeypatch):
     monkeypatch.setattr(bank_mod, "retrieve", parked)
     first, first_errors = _run(lambda: bank.recall("park: who manages Alice?"))
     assert inside.wait(JOIN_S)
-    second, second_errors = _run(lambda: bank.recall("who manages Alice?"))
-    second.join(JOIN_S)
-    shared = not second.is_alive() and not release.is_set()
-    release.set()
+    shared, second_errors = _finishes_while_parked(release, lambda: bank.recall("who manages Alice?"))
     first.join(JOIN_S)
     assert shared, "two recalls of one bank queued behind each other"
     assert not first_errors and not second_errors
@@ -236,10 +240,8 @@ def test_recall_reads_the_bank_while_a_capture_writes_to_chroma(monkeypatch):
     writer, write_errors = _run(lambda: bank.capture("GATE the billing deploy window is Friday."))
     assert inside.wait(JOIN_S)
     seen: list[list[str]] = []
-    reader, read_errors = _run(lambda: seen.append([h.unit.text for h in bank.recall("billing", k=5).hits]))
-    reader.join(JOIN_S)
-    read_during_write = not reader.is_alive() and not release.is_set()
-    release.set()
+    read_during_write, read_errors = _finishes_while_parked(
+        release, lambda: seen.append([h.unit.text for h in bank.recall("billing", k=5).hits]))
     writer.join(JOIN_S)
     assert read_during_write, "recall waited for a capture's Chroma write"
     assert not write_errors and not read_errors
