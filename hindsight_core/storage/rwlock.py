@@ -177,11 +177,12 @@ class BankLock:
         with self._cond:
             if self._writer != me:
                 raise RuntimeError("only the thread holding a bank's write lock can admit readers")
-            if self._admitting:  # nested: the outer block admits them already
-                yield
-                return
+            nested = self._admitting  # the outer block admits them already, and closes the door
             self._admitting = True
             self._cond.notify_all()
+        if nested:
+            yield
+            return
         try:
             yield
         finally:

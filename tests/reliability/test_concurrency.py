@@ -203,7 +203,7 @@ def test_a_writer_admits_readers_but_not_writers():
         leaving.set()
         lock.release_read()
 
-    with lock.admit_readers():
+    with lock.admit_readers(), lock.admit_readers():  # nested: the outer block closes the door
         reader, _ = _run(admitted_reader)
         assert reader_in.wait(JOIN_S), "a reader waited for a writer that admits readers"
         other, _ = _run(lambda: (lock.acquire_write(), other_in.set(), lock.release_write()))
