@@ -103,10 +103,10 @@ def packed_inputs(ids: Sequence[Sequence[int]]) -> tuple[Any, Any, Any, Any]:
     import torch
 
     lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
-    return (torch.from_numpy(np.fromiter((t for x in ids for t in x), dtype=np.int64, count=int(lengths.sum()))[None]),
+    total = int(lengths.sum())
+    return (torch.from_numpy(np.fromiter((t for x in ids for t in x), dtype=np.int64, count=total)[None]),
             torch.from_numpy(np.repeat(np.arange(len(ids), dtype=np.int64), lengths)),
-            torch.from_numpy(np.fromiter((p for x in ids for p in range(len(x))), dtype=np.int64,
-                                         count=int(lengths.sum()))[None]),
+            torch.from_numpy(np.fromiter((p for x in ids for p in range(len(x))), dtype=np.int64, count=total)[None]),
             torch.from_numpy(lengths.astype(np.float32)))
 
 

@@ -162,7 +162,7 @@ class BankLock:
             self.release_read()
 
     @contextmanager
-    def admit_readers(self, drain_s: float = 0.5) -> Iterator[None]:
+    def admit_readers(self, drain_s: float) -> Iterator[None]:
         """The writer (this thread) lets readers take the read side for the block, while it keeps
         other writers out; before the block ends it waits until those readers are done.
 
@@ -170,8 +170,8 @@ class BankLock:
         last saw it (a capture's Chroma upsert, which holds the GIL for several milliseconds
         and, on a busy machine, tens): recalls that arrive meanwhile read that state instead of
         waiting for the whole call. After the block, readers are still let in until none is
-        inside, for at most ``drain_s`` (the longest a write step defers to recalls,
-        ``read_priority.MAX_DEFER_S``); then new readers wait for the writer as usual.
+        inside, for at most ``drain_s`` (the store passes ``read_priority.MAX_DEFER_S``, the
+        longest a write step defers to recalls); then new readers wait for the writer as usual.
         """
         me = threading.get_ident()
         with self._cond:
@@ -191,12 +191,14 @@ class BankLock:
                 # state they read is still untouched, and a recall that arrived now would otherwise
                 # wait for every reader already in, then for the writer's in-memory step.
                 deadline = time.monotonic() + drain_s
-                while any(reader != me for reader in self._readers):
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        self._admitting = False
-                    self._cond.wait(left if left > 0 else None)
+                while self._other_readers(me) and (left := deadline - time.monotonic()) > 0:
+                    self._cond.wait(left)
                 self._admitting = False
+                while self._other_readers(me):  # the door is shut: wait for those still inside
+                    self._cond.wait()
+
+    def _other_readers(self, me: int) -> bool:
+        return any(reader != me for reader in self._readers)
 
     def held_by_me(self) -> bool:
         """Whether this thread holds either side (for assertions and re-entry checks)."""

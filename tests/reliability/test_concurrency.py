@@ -11,6 +11,7 @@ import threading
 import pytest
 
 from hindsight_core import MemoryEngine, StorageError
+from hindsight_core.read_priority import MAX_DEFER_S
 from hindsight_core.storage.live_index import LiveIndex
 from hindsight_core.storage.rwlock import BankLock
 from hindsight_core.testing import HashEmbedder
@@ -190,7 +191,7 @@ def test_bank_lock_order_rules():
 def test_a_writer_admits_readers_but_not_writers():
     lock = BankLock()
     with pytest.raises(RuntimeError, match="write lock"):  # only the writer can admit readers
-        with lock.admit_readers():
+        with lock.admit_readers(MAX_DEFER_S):
             pass
     lock.acquire_write()
     reader_in, reader_go, other_in, leaving = (threading.Event() for _ in range(4))
@@ -203,7 +204,7 @@ def test_a_writer_admits_readers_but_not_writers():
         leaving.set()
         lock.release_read()
 
-    with lock.admit_readers(), lock.admit_readers():  # nested: the outer block closes the door
+    with lock.admit_readers(MAX_DEFER_S), lock.admit_readers(MAX_DEFER_S):  # nested: the outer block closes the door
         reader, _ = _run(admitted_reader)
         assert reader_in.wait(JOIN_S), "a reader waited for a writer that admits readers"
         other, _ = _run(lambda: (lock.acquire_write(), other_in.set(), lock.release_write()))
