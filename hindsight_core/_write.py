@@ -75,10 +75,10 @@ def apply(store: UnitStore, config: BankConfig, batches: list[Embedded]) -> list
     count behind.
     """
     create = any(m is not None for _, m, _ in batches)  # a write creates the bank
-    store.yield_to_reads()  # recalls in flight go first: they would wait for this write lock
     results: list[CaptureResult] = []
     added = 0
-    with store.transaction(create=create) as index:
+    # one write applies at a time, after the recalls in flight (they would wait for this write lock)
+    with store.write_turn(), store.transaction(create=create) as index:
         for prepared, matrix, contexts in batches:
             batch_results, new = _apply_batch(store, config, index, prepared, matrix, contexts)
             results += batch_results

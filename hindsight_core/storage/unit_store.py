@@ -150,6 +150,17 @@ class UnitStore:
             return False
         return self._host.reads.yield_to_reads()
 
+    @contextlib.contextmanager
+    def write_turn(self) -> Iterator[None]:
+        """Around a write's apply step: the engine's writes apply one at a time, each after the
+        recalls in flight (:meth:`ReadPriority.write_turn <hindsight_core.read_priority.ReadPriority.write_turn>`).
+        Never waits while this thread holds a bank lock: the turn's holder may be waiting for it."""
+        if holds_a_bank_lock():
+            yield
+            return
+        with self._host.reads.write_turn():
+            yield
+
     def written(self, config: Any, new: int) -> None:
         """Tell the lifecycle that a capture write stored ``new`` units (see :class:`StoreHost`)."""
         self._host.after_write(self, config, new)

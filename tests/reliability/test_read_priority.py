@@ -200,3 +200,107 @@ def test_each_thread_reads_its_own_writes_under_mixed_load(run_threads):
         assert len(bank.get_many(written)) == 72 and bank.count() == 73
     finally:
         engine.close()
+
+
+@contextmanager
+def _turn_held(reads: ReadPriority):
+    """Another thread holds the engine's write turn for the length of the block."""
+    inside, finish = threading.Event(), threading.Event()
+
+    def write() -> None:
+        with reads.write_turn():
+            inside.set()
+            assert finish.wait(JOIN_S)
+
+    holder = threading.Thread(target=write)
+    holder.start()
+    assert inside.wait(JOIN_S)
+    try:
+        yield
+    finally:
+        finish.set()
+        holder.join(JOIN_S)
+        assert not holder.is_alive()
+
+
+def test_writes_apply_one_at_a_time():
+    reads = ReadPriority(max_defer_s=JOIN_S)
+    entered = threading.Event()
+
+    def second() -> None:
+        with reads.write_turn():
+            entered.set()
+
+    with _turn_held(reads):
+        writer = threading.Thread(target=second)
+        writer.start()
+        assert not entered.wait(0.2)  # the first write still applies: the second waits its turn
+    writer.join(JOIN_S)
+    assert entered.is_set() and not writer.is_alive()
+    assert reads.late_turns == 0
+
+
+def test_the_write_whose_turn_it_is_waits_for_the_recalls_in_flight():
+    reads = ReadPriority(max_defer_s=JOIN_S)
+    entered = threading.Event()
+
+    def write() -> None:
+        with reads.write_turn():
+            entered.set()
+
+    with _recall_in_flight(reads):
+        writer = threading.Thread(target=write)
+        writer.start()
+        _wait_for(lambda: reads.deferred == 1, "the write in its turn started waiting for the recall")
+        assert not entered.is_set()
+    writer.join(JOIN_S)
+    assert entered.is_set() and reads.overdue == 0
+
+
+def test_a_write_denied_its_turn_for_max_defer_s_goes_on_and_turns_nest():
+    reads = ReadPriority(max_defer_s=0.0)  # gives up at once: what a write does after max_defer_s
+    with _turn_held(reads):
+        with reads.write_turn():
+            with reads.write_turn():  # nested: no second wait, no second count
+                pass
+        assert reads.late_turns == 1
+    patient = ReadPriority(max_defer_s=JOIN_S)
+    with _turn_held(patient), patient.reading():  # a recall that writes never waits, for its turn either
+        with patient.write_turn():
+            assert patient.late_turns == 0 and patient.deferred == 0
+
+
+def test_a_store_never_waits_for_its_turn_while_it_holds_a_bank_lock():
+    engine = MemoryEngine.ephemeral(embedder=HashEmbedder(dim=32))
+    try:
+        bank = engine.bank("held-turn")
+        bank.capture("Alice moved to Lisbon in March.")
+        store = bank._store
+        store.reads._max_defer_s = JOIN_S  # only a wait that should not happen would reach it
+        with _turn_held(store.reads):
+            with store.write():  # the turn's holder may be waiting for this lock
+                with store.write_turn():
+                    pass
+            assert store.reads.late_turns == 0
+    finally:
+        engine.close()
+
+
+def test_a_capture_applies_in_its_turn():
+    engine = MemoryEngine.ephemeral(embedder=HashEmbedder(dim=32))
+    try:
+        bank = engine.bank("turns")
+        bank.capture("Alice moved to Lisbon in March.")
+        reads = bank._store.reads
+        reads._max_defer_s = JOIN_S
+        out: dict = {}
+        with _turn_held(reads):  # another bank's write applying, say
+            writer = threading.Thread(target=lambda: out.__setitem__("capture", bank.capture("Bob adopted a cat named Rex.")))
+            writer.start()
+            writer.join(0.2)
+            assert "capture" not in out  # embedded, waiting for its turn to apply
+        writer.join(JOIN_S)
+        assert out["capture"].stored and reads.late_turns == 0
+        assert bank.count() == 2
+    finally:
+        engine.close()
