@@ -9,8 +9,9 @@ Lock order of the engine (documented once, here; every module follows it):
    never while waiting for anything else, so it can be taken under a bank lock;
 3. a bank's load lock (``MemoryEngine._load_locks``) is taken without any other lock held;
 4. waits that are not locks, and so never hold one up: a write step waiting for the engine's
-   recalls in flight (:mod:`hindsight_core.read_priority`) only waits while its thread holds no
-   bank lock (:func:`holds_a_bank_lock`), and at most ``MAX_DEFER_S``; an embedding call waiting
+   recalls in flight, or for its turn among the engine's writes (:mod:`hindsight_core.read_priority`;
+   the turn is taken before the bank lock), only waits while its thread holds no bank lock
+   (:func:`holds_a_bank_lock`), and at most ``MAX_DEFER_S`` each; an embedding call waiting
    for its lane (:mod:`hindsight_core.embed_batching`) waits only for model calls, which take no
    bank lock, so it closes no cycle.
 
