@@ -28,23 +28,34 @@ def _wait_for(predicate, what: str) -> None:
 
 
 @contextmanager
-def _recall_in_flight(reads: ReadPriority):
-    """A recall counted in ``reads`` by another thread for the length of the block."""
-    in_recall, finish = threading.Event(), threading.Event()
+def _in_another_thread(block):
+    """``with block():`` entered by another thread, which stays inside for the length of this block."""
+    inside, finish = threading.Event(), threading.Event()
 
-    def recall() -> None:
-        with reads.reading():
-            in_recall.set()
+    def hold() -> None:
+        with block():
+            inside.set()
             assert finish.wait(JOIN_S)
 
-    reader = threading.Thread(target=recall)
-    reader.start()
-    assert in_recall.wait(JOIN_S)
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert inside.wait(JOIN_S)
     try:
         yield
     finally:
         finish.set()
-        reader.join(JOIN_S)
+        holder.join(JOIN_S)
+        assert not holder.is_alive()
+
+
+def _recall_in_flight(reads: ReadPriority):
+    """A recall counted in ``reads`` by another thread for the length of the block."""
+    return _in_another_thread(reads.reading)
+
+
+def _turn_held(reads: ReadPriority):
+    """Another thread holds the engine's write turn for the length of the block."""
+    return _in_another_thread(reads.write_turn)
 
 
 def test_a_write_step_waits_until_the_recall_in_flight_is_done():
@@ -114,16 +125,20 @@ def test_bank_lock_holds_are_counted_per_thread():
     assert not holds_a_bank_lock()
 
 
-def test_a_store_never_waits_for_recalls_while_it_holds_a_bank_lock():
+def test_a_store_never_waits_for_recalls_or_its_turn_while_it_holds_a_bank_lock():
     engine = MemoryEngine.ephemeral(embedder=HashEmbedder(dim=32))
     try:
         bank = engine.bank("held")
         bank.capture("Alice moved to Lisbon in March.")
         store = bank._store
-        with _recall_in_flight(store.reads):
-            with store.write():  # a recall may be waiting for this lock: waiting for it would deadlock
+        store.reads._max_defer_s = JOIN_S  # only a wait that should not happen would reach it
+        with _turn_held(store.reads), _recall_in_flight(store.reads):  # the turn first: it yields to recalls
+            # a recall or the turn's holder may be waiting for this lock: waiting here would deadlock
+            with store.write():
                 assert store.yield_to_reads() is False
-            assert store.reads.deferred == 0
+                with store.write_turn():
+                    pass
+            assert store.reads.deferred == 0 and store.reads.late_turns == 0
     finally:
         engine.close()
 
@@ -202,38 +217,23 @@ def test_each_thread_reads_its_own_writes_under_mixed_load(run_threads):
         engine.close()
 
 
-@contextmanager
-def _turn_held(reads: ReadPriority):
-    """Another thread holds the engine's write turn for the length of the block."""
-    inside, finish = threading.Event(), threading.Event()
+def _write_in_its_turn(reads: ReadPriority) -> tuple[threading.Thread, threading.Event]:
+    """A thread started to enter the write turn once, and the event it sets inside."""
+    entered = threading.Event()
 
     def write() -> None:
         with reads.write_turn():
-            inside.set()
-            assert finish.wait(JOIN_S)
+            entered.set()
 
-    holder = threading.Thread(target=write)
-    holder.start()
-    assert inside.wait(JOIN_S)
-    try:
-        yield
-    finally:
-        finish.set()
-        holder.join(JOIN_S)
-        assert not holder.is_alive()
+    writer = threading.Thread(target=write)
+    writer.start()
+    return writer, entered
 
 
 def test_writes_apply_one_at_a_time():
     reads = ReadPriority(max_defer_s=JOIN_S)
-    entered = threading.Event()
-
-    def second() -> None:
-        with reads.write_turn():
-            entered.set()
-
     with _turn_held(reads):
-        writer = threading.Thread(target=second)
-        writer.start()
+        writer, entered = _write_in_its_turn(reads)
         assert not entered.wait(0.2)  # the first write still applies: the second waits its turn
     writer.join(JOIN_S)
     assert entered.is_set() and not writer.is_alive()
@@ -242,15 +242,8 @@ def test_writes_apply_one_at_a_time():
 
 def test_the_write_whose_turn_it_is_waits_for_the_recalls_in_flight():
     reads = ReadPriority(max_defer_s=JOIN_S)
-    entered = threading.Event()
-
-    def write() -> None:
-        with reads.write_turn():
-            entered.set()
-
     with _recall_in_flight(reads):
-        writer = threading.Thread(target=write)
-        writer.start()
+        writer, entered = _write_in_its_turn(reads)
         _wait_for(lambda: reads.deferred == 1, "the write in its turn started waiting for the recall")
         assert not entered.is_set()
     writer.join(JOIN_S)
@@ -268,22 +261,6 @@ def test_a_write_denied_its_turn_for_max_defer_s_goes_on_and_turns_nest():
     with _turn_held(patient), patient.reading():  # a recall that writes never waits, for its turn either
         with patient.write_turn():
             assert patient.late_turns == 0 and patient.deferred == 0
-
-
-def test_a_store_never_waits_for_its_turn_while_it_holds_a_bank_lock():
-    engine = MemoryEngine.ephemeral(embedder=HashEmbedder(dim=32))
-    try:
-        bank = engine.bank("held-turn")
-        bank.capture("Alice moved to Lisbon in March.")
-        store = bank._store
-        store.reads._max_defer_s = JOIN_S  # only a wait that should not happen would reach it
-        with _turn_held(store.reads):
-            with store.write():  # the turn's holder may be waiting for this lock
-                with store.write_turn():
-                    pass
-            assert store.reads.late_turns == 0
-    finally:
-        engine.close()
 
 
 def test_a_capture_applies_in_its_turn():
