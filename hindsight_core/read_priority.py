@@ -14,8 +14,9 @@ that waited for the same burst of recalls applied at once when it ended, and the
 beside all of them. On an embedded store a Chroma write holds the GIL throughout, so writes that
 overlap gain nothing. With 8 threads mixing capture and recall on 2 cores (``benchmarks.concurrency``),
 turns cut recall p95 under load from 3-4x the single-thread p95 to 0.9-1.3x; captures paid about
-17% of their throughput for it, and with no recall in flight writes lost nothing. (On a Chroma
-server a write waits on the network, where overlapping writes could gain: not measured.)
+17% of their throughput for it, and with no recall in flight writes lost nothing. A Chroma
+server's writes wait on the network with the GIL released, so there they overlap while no recall is
+in flight (``UnitStore.write_turn``).
 
 Nothing waits forever: a write waits at most ``max_defer_s`` per step, and at most that long for
 its turn (so a steady stream of recalls or of other writes cannot starve it). A thread inside a

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 
@@ -67,6 +68,33 @@ def run_threads():
         assert not stuck, f"{stuck} of {count} threads never returned (deadlock?)"
 
     return run
+
+
+@pytest.fixture
+def held_by_another_thread():
+    """``with held_by_another_thread(block):`` another thread enters ``with block():`` and stays
+    inside for the length of the ``with`` (a recall in flight, the engine's write turn, a lock)."""
+
+    @contextlib.contextmanager
+    def hold(block, *, join_s: float = 60.0):
+        inside, finish = threading.Event(), threading.Event()
+
+        def enter() -> None:
+            with block():
+                inside.set()
+                assert finish.wait(join_s)
+
+        holder = threading.Thread(target=enter)
+        holder.start()
+        assert inside.wait(join_s)
+        try:
+            yield
+        finally:
+            finish.set()
+            holder.join(join_s)
+            assert not holder.is_alive()
+
+    return hold
 
 
 def pytest_collection_modifyitems(config, items):

@@ -274,6 +274,12 @@ class ChromaStore:
         return cls(client, description=f"Chroma server at {host}:{port}", server=True)
 
     @property
+    def remote(self) -> bool:
+        """Whether this is a Chroma server: its writes wait on the network, and release the GIL
+        meanwhile (an embedded store's bindings hold it for a whole write)."""
+        return self._server
+
+    @property
     def may_change_elsewhere(self) -> bool:
         """Whether another writer can change this store behind this engine's back.
 

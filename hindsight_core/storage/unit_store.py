@@ -154,11 +154,15 @@ class UnitStore:
     def write_turn(self) -> Iterator[None]:
         """Around a write's apply step: the engine's writes apply one at a time, each after the
         recalls in flight (:meth:`ReadPriority.write_turn <hindsight_core.read_priority.ReadPriority.write_turn>`).
-        Never waits while this thread holds a bank lock: the turn's holder may be waiting for it."""
-        if holds_a_bank_lock():
+        Never waits while this thread holds a bank lock: the turn's holder may be waiting for it.
+        On a Chroma server, writes overlap while no recall is in flight: each waits on the network
+        with the GIL released, so taking turns then only cost throughput (8 threads capturing:
+        about 15% fewer captures per second)."""
+        reads = self._host.reads
+        if holds_a_bank_lock() or (self.index.store.remote and not reads.in_flight):
             yield
             return
-        with self._host.reads.write_turn():
+        with reads.write_turn():
             yield
 
     def written(self, config: Any, new: int) -> None:

@@ -120,3 +120,21 @@ def test_writes_to_a_read_only_store_raise(tmp_path, embedder):
     with pytest.raises(StorageError):
         _put(store, _unit("b", "A write the read-only store refuses."))
     engine.close()
+
+
+def test_writes_take_turns_unless_a_server_has_no_recall_to_protect(backend, bank_ids, held_by_another_thread):
+    """Embedded, a Chroma write holds the GIL, so the engine's writes apply in turn; a server's writes
+    wait on the network, so they overlap while no recall is in flight and take turns while one is."""
+    engine = backend()
+    bank = engine.bank(bank_ids("turns"))
+    bank.capture("Alice moved to Lisbon in March.")
+    reads = bank._store.reads
+    reads._max_defer_s = 0.0  # a write denied its turn goes on at once, counted in late_turns
+    server = backend.kind == "server"
+    with held_by_another_thread(reads.write_turn):
+        bank.capture("Bob adopted a cat named Rex.")
+        assert reads.late_turns == (0 if server else 1)
+        with held_by_another_thread(reads.reading):  # a recall in flight
+            bank.capture("Carol started a pottery class on Tuesdays.")
+        assert reads.late_turns == (1 if server else 2)
+    assert bank.count() == 3

@@ -8,7 +8,6 @@ asserted. Every wait has a hang guard whose *result* is asserted.
 from __future__ import annotations
 
 import threading
-from contextlib import contextmanager
 
 from hindsight_core import MemoryEngine
 from hindsight_core.read_priority import ReadPriority
@@ -25,37 +24,6 @@ def _wait_for(predicate, what: str) -> None:
             return
         done.wait(0.01)
     raise AssertionError(f"never happened: {what}")
-
-
-@contextmanager
-def _in_another_thread(block):
-    """``with block():`` entered by another thread, which stays inside for the length of this block."""
-    inside, finish = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with block():
-            inside.set()
-            assert finish.wait(JOIN_S)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    assert inside.wait(JOIN_S)
-    try:
-        yield
-    finally:
-        finish.set()
-        holder.join(JOIN_S)
-        assert not holder.is_alive()
-
-
-def _recall_in_flight(reads: ReadPriority):
-    """A recall counted in ``reads`` by another thread for the length of the block."""
-    return _in_another_thread(reads.reading)
-
-
-def _turn_held(reads: ReadPriority):
-    """Another thread holds the engine's write turn for the length of the block."""
-    return _in_another_thread(reads.write_turn)
 
 
 def test_a_write_step_waits_until_the_recall_in_flight_is_done():
@@ -98,9 +66,9 @@ def test_no_recall_in_flight_means_no_wait_and_a_recall_never_waits_for_itself()
     assert reads.in_flight == 0 and reads.deferred == 0
 
 
-def test_a_steady_stream_of_recalls_cannot_starve_a_write():
+def test_a_steady_stream_of_recalls_cannot_starve_a_write(held_by_another_thread):
     reads = ReadPriority(max_defer_s=0.0)  # gives up at once: what a starved write does after max_defer_s
-    with _recall_in_flight(reads):
+    with held_by_another_thread(reads.reading):
         assert reads.yield_to_reads() is True  # it did find a recall, and went on anyway
         assert reads.deferred == 1 and reads.overdue == 1
 
@@ -125,14 +93,15 @@ def test_bank_lock_holds_are_counted_per_thread():
     assert not holds_a_bank_lock()
 
 
-def test_a_store_never_waits_for_recalls_or_its_turn_while_it_holds_a_bank_lock():
+def test_a_store_never_waits_for_recalls_or_its_turn_while_it_holds_a_bank_lock(held_by_another_thread):
     engine = MemoryEngine.ephemeral(embedder=HashEmbedder(dim=32))
     try:
         bank = engine.bank("held")
         bank.capture("Alice moved to Lisbon in March.")
         store = bank._store
         store.reads._max_defer_s = JOIN_S  # only a wait that should not happen would reach it
-        with _turn_held(store.reads), _recall_in_flight(store.reads):  # the turn first: it yields to recalls
+        # the turn is taken first: taken during a recall, it would wait for the recall
+        with held_by_another_thread(store.reads.write_turn), held_by_another_thread(store.reads.reading):
             # a recall or the turn's holder may be waiting for this lock: waiting here would deadlock
             with store.write():
                 assert store.yield_to_reads() is False
@@ -230,9 +199,9 @@ def _write_in_its_turn(reads: ReadPriority) -> tuple[threading.Thread, threading
     return writer, entered
 
 
-def test_writes_apply_one_at_a_time():
+def test_writes_apply_one_at_a_time(held_by_another_thread):
     reads = ReadPriority(max_defer_s=JOIN_S)
-    with _turn_held(reads):
+    with held_by_another_thread(reads.write_turn):
         writer, entered = _write_in_its_turn(reads)
         assert not entered.wait(0.2)  # the first write still applies: the second waits its turn
     writer.join(JOIN_S)
@@ -240,9 +209,9 @@ def test_writes_apply_one_at_a_time():
     assert reads.late_turns == 0
 
 
-def test_the_write_whose_turn_it_is_waits_for_the_recalls_in_flight():
+def test_the_write_whose_turn_it_is_waits_for_the_recalls_in_flight(held_by_another_thread):
     reads = ReadPriority(max_defer_s=JOIN_S)
-    with _recall_in_flight(reads):
+    with held_by_another_thread(reads.reading):
         writer, entered = _write_in_its_turn(reads)
         _wait_for(lambda: reads.deferred == 1, "the write in its turn started waiting for the recall")
         assert not entered.is_set()
@@ -250,20 +219,20 @@ def test_the_write_whose_turn_it_is_waits_for_the_recalls_in_flight():
     assert entered.is_set() and reads.overdue == 0
 
 
-def test_a_write_denied_its_turn_for_max_defer_s_goes_on_and_turns_nest():
+def test_a_write_denied_its_turn_for_max_defer_s_goes_on_and_turns_nest(held_by_another_thread):
     reads = ReadPriority(max_defer_s=0.0)  # gives up at once: what a write does after max_defer_s
-    with _turn_held(reads):
+    with held_by_another_thread(reads.write_turn):
         with reads.write_turn():
             with reads.write_turn():  # nested: no second wait, no second count
                 pass
         assert reads.late_turns == 1
     patient = ReadPriority(max_defer_s=JOIN_S)
-    with _turn_held(patient), patient.reading():  # a recall that writes never waits, for its turn either
-        with patient.write_turn():
+    with held_by_another_thread(patient.write_turn), patient.reading():
+        with patient.write_turn():  # a recall that writes never waits, for its turn either
             assert patient.late_turns == 0 and patient.deferred == 0
 
 
-def test_a_capture_applies_in_its_turn():
+def test_a_capture_applies_in_its_turn(held_by_another_thread):
     engine = MemoryEngine.ephemeral(embedder=HashEmbedder(dim=32))
     try:
         bank = engine.bank("turns")
@@ -271,7 +240,7 @@ def test_a_capture_applies_in_its_turn():
         reads = bank._store.reads
         reads._max_defer_s = JOIN_S
         out: dict = {}
-        with _turn_held(reads):  # another bank's write applying, say
+        with held_by_another_thread(reads.write_turn):  # another bank's write applying, say
             writer = threading.Thread(target=lambda: out.__setitem__("capture", bank.capture("Bob adopted a cat named Rex.")))
             writer.start()
             writer.join(0.2)
