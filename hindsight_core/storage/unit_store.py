@@ -156,8 +156,8 @@ class UnitStore:
         recalls in flight (:meth:`ReadPriority.write_turn <hindsight_core.read_priority.ReadPriority.write_turn>`).
         Never waits while this thread holds a bank lock: the turn's holder may be waiting for it.
         On a Chroma server, writes overlap while no recall is in flight: each waits on the network
-        with the GIL released, so taking turns then only cost throughput (8 threads capturing:
-        about 15% fewer captures per second)."""
+        with the GIL released, so taking turns then only cost throughput (8 threads capturing on
+        8 banks: about 25% fewer captures per second)."""
         reads = self._host.reads
         if holds_a_bank_lock() or (self.index.store.remote and not reads.in_flight):
             yield
