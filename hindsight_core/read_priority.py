@@ -13,7 +13,7 @@ at a time, and waits for the recalls in flight when its turn comes. Without turn
 that waited for the same burst of recalls applied at once when it ended, and the next recalls ran
 beside all of them. On an embedded store a Chroma write holds the GIL throughout, so writes that
 overlap gain nothing. With 8 threads mixing capture and recall on 2 cores (``benchmarks.concurrency``),
-turns cut recall p95 under load from 3-4x the single-thread p95 to 0.9-1.3x; captures paid about
+turns cut recall p95 under load from 3-4x the single-thread p95 to 0.9-1.6x; captures paid about
 17% of their throughput for it, and with no recall in flight writes lost nothing. A Chroma
 server's writes wait on the network with the GIL released, so there they overlap while no recall is
 in flight (``UnitStore.write_turn``).
