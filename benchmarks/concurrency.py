@@ -17,8 +17,9 @@ concurrent small calls are merged into one model call, see ``hindsight_core.embe
 threads than cores a CPU-bound recall slows by about threads/cores whatever the locking; compare
 ``one_bank`` (one lock shared by all threads) with ``many_banks`` (no lock shared) to see locking.
 
-Recalls go first (``hindsight_core.read_priority``: a capture's model call and apply step wait while
-recalls are in flight; ``embed_batching.urgent``: queries have their own model lane), so captures
+Recalls go first (``hindsight_core.read_priority``: a capture's model call waits while recalls are in
+flight, and captures' apply steps take turns, each after the recalls in flight; ``embed_batching.urgent``:
+queries have their own model lane), so captures
 pay for it: each loaded phase also reports capture p50/p95 (``capture_*``), to weigh that price.
 
 Banks are seeded with the turns of one LoCoMo conversation when the data is present (queries are

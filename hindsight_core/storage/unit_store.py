@@ -143,9 +143,9 @@ class UnitStore:
         return self._host.reads
 
     def yield_to_reads(self) -> bool:
-        """Before a write's CPU-heavy step (its model call, its apply): let the engine's recalls in
-        flight finish first (see :mod:`hindsight_core.read_priority`); whether it waited. Never waits
-        while this thread holds a bank lock: a recall may be waiting for that lock."""
+        """Before a write's model call: let the engine's recalls in flight finish first (see
+        :mod:`hindsight_core.read_priority`; its apply step waits in :meth:`write_turn`); whether
+        it waited. Never waits while this thread holds a bank lock: a recall may be waiting for it."""
         if holds_a_bank_lock():
             return False
         return self._host.reads.yield_to_reads()
