@@ -41,33 +41,39 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"talk of|planning to|(i|we|they|you|he|she) (\w+ )?plan to|plan is to|we'll see|nothing decided|not decided|"
         r"want to try|wants? to try|floated|"
         r"propos(e|ed|al)|might try|could try|tempted|tempting|wondering|someday|one day|eventually|"
-        r"depends (on )?how|next (year|quarter|month)\b.*\b(might|maybe|if|depends))\b", _F)),
+        r"depends (on )?how|next (year|quarter|month)\b.*\b(might|maybe|if|depends)|hop(e|ing) to|aim(ing)? (to|for)|"
+        r"keep (you|everyone) posted|(we|i) should (really )?(?!be\b)\w+)\b", _F)),
     ("temporary", re.compile(
         r"\b(just|only)\b[^.;,]{0,25}\b(today|tonight|tomorrow|this (week|weekend|morning|afternoon|evening|time|once))\b|"
         r"\b(today|tonight|tomorrow|this (week|weekend|time)) only\b|\btemporar(y|ily)\b|\bfor the (day|night|weekend)\b|"
         r"\b(this (week|weekend)|today|tonight)\b[^.;]{0,40}\b(while|because|since I|special occasion)\b|"
         r"\b(while|because)\b[^.;]{0,60}\b(this (week|weekend)|today|tonight)\b|"
-        r"\bskipping\b|\bspecial occasion\b|\bnormal\b[^.;]{0,30}\bagain\b|\bback to normal\b|\bthis (week|weekend) only\b",
+        r"\bskipping\b|\bspecial occasion\b|\bnormal\b[^.;]{0,30}\bagain\b|\bback to (the )?(normal|usual|regular)\b|"
+        r"\bthis (week|weekend) only\b|\bfor now\b|\buntil (after|tomorrow|tonight)\b",
         _F)),
     ("failed_attempt", re.compile(
         r"\b(tried|attempted|trying)\b.*\b(but|rolled back|roll back|failed|fail|was full|didn't|couldn't|no luck|"
-        r"reverted)\b|\brolled (it )?back\b|\breverted\b", _F)),
+        r"reverted|all taken|oh well|sold out|booked up|unavailable)\b|\brolled (it )?back\b|\breverted\b|"
+        r"\bsaid (no|absolutely not)\b|\bturned (us|it|that|me) down\b|\b(refused|declined)\b", _F)),
     ("cancelled_plan", re.compile(
         r"\b(scrapped|shelved|abandoned|dropped|cancell?ed|killed) the (plan|idea|proposal|move)\b|"
         r"\bstay(s|ing)? (as is|put|the same)\b|\bnot worth\b|\bnot happening\b|"
         # a near miss: "we almost moved it to C7 but...", "kept it where it was", "decided against it"
         r"\b(almost|nearly)\s+\w+(ed|t)\b[^.;]*\bbut\b|\bcame close to\b[^.;]*\bbut\b|"
         r"\bkept (it|them|things|everything|the \w+)( \w+)? (where|as|the way) (it|they) (was|were|is|are)\b|"
-        r"\bdecided (not to|against)\b|\bcalled (it|the \w+) off\b", _F)),
+        r"\bdecided (not to|against)\b|\bcalled (it|the \w+) off\b|\b(was|were) going to\b[^.;]*\b(but|nixed|off)\b|"
+        r"\bidea'?s? (has |was )?(been )?(dropped|scrapped|shelved)\b|\bthat'?s off\b|\bnixed\b", _F)),
     ("past_event", re.compile(
         r"\b(back in|in (19|20)\d\d|last year('s)?|in college|in school|growing up|grew up|used to|remember when|"
-        r"years ago|when I was|back when|in the old days|spent \d+ years|as a kid|good times)\b|"
+        r"years ago|when I was|back when|in the old days|spent \d+ years|as a kid|good times|last time|"
+        r"in the (sixties|seventies|eighties|nineties|\d0s)|old (photo|picture)s?)\b|"
         r"\b(previous|former|prior)\b[^.;,]{0,40}\b(was|were|had)\b", _F)),  # "the previous project's deadline was"
 )
 _DENIAL = re.compile(
     r"\b(it didn'?t|it did not|didn'?t change|hasn'?t changed|has not changed|nothing'?s changed|nothing has changed|"
     r"not true|isn'?t true|rumou?rs?|false alarm|ignore the|still the same|no change|never (moved|changed)|"
-    r"is still\b[^.]*\bnot)\b", _F)
+    r"is still\b[^.]*\bnot|did(n'?t| not) (\w+ )?(move|change|switch|happen|go through)|"
+    r"nothing (new )?(changed|went live)|glitch)\b", _F)
 _QUESTION_OPEN = re.compile(
     r"^\s*(wait|so|hey|um|hmm|quick q(uestion)?|q)?[,:]?\s*(did|does|do|is|are|was|were|should|shall|could|can|"
     r"would|will|has|have|anyone|any ?one|how|what|when|where|which|who|why|whats|what's|when's|where's|who's)\b", _F)

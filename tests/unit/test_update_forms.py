@@ -90,6 +90,23 @@ def test_reworded_update_forms(older, newer):
     ("The quarterly planning call is at 14:00.", "only tomorrow the planning call is at 16:00, the room is taken"),
     # additions and a second qualified value that keeps the first
     ("I order soy lattes.", "switched to coconut milk for smoothies, soy lattes are still my coffee order"),
+    # more look-alike shapes from independently written messages (wording here is this test's own):
+    # hopes and aims, "we should", refusals, "was going to ... but", a dropped idea, "for now",
+    # "until after", "back to the usual", "last time", a decade, a denial of a move, a glitch
+    ("The choir rehearses in the church hall.", "hoping to move choir rehearsals to the school once the lease is sorted"),
+    ("The app targets a June launch.", "aiming for an earlier launch if QA goes well, will keep you posted"),
+    ("The stock room is in the basement.", "we should really move the stock room upstairs, those stairs are brutal"),
+    ("The lease ends on March 31.", "asked the landlord to extend the lease to April 30, he said no"),
+    ("The lease ends on March 31.", "tried to get the lease pushed to April 30 but they turned us down"),
+    ("Movie night is on Fridays.", "we were going to move movie night to Saturdays but half the group objected"),
+    ("Movie night is on Fridays.", "Saturday movie nights: that idea has been dropped, nobody could make it"),
+    ("The dog eats at 7am and 6pm.", "vet says no food for the dog until after the x-ray tomorrow"),
+    ("The dog eats at 7am and 6pm.", "the dog eats at noon for now while the meds kick in"),
+    ("Retro is every other Friday at 3pm.", "retro this Friday is at 1pm, then back to the usual slot"),
+    ("We stay at the Palmer House in Chicago.", "last time in Chicago we stayed at the Hoxton, far too loud"),
+    ("My dad drives a Volvo.", "found a photo of dad with the Ford Capri he had in the eighties"),
+    ("The all-hands is on the first Tuesday.", "no, the all-hands did not move to Wednesdays, that was a calendar glitch"),
+    ("The office coffee comes from Blue Tokai.", "we did not switch coffee to Lavazza, that email was a phishing test"),
 ])
 def test_look_alikes_of_those_forms_are_not_updates(older, newer):
     assert judge_update(older, newer, SIM) is None
@@ -160,3 +177,24 @@ def test_the_owner_of_another_person_rivals_nothing():
 
     assert rival("My aunt lives in Dundee.", "my aunt's neighbour has been living in Perth for years",
                  "Where does my aunt live?") is None
+
+
+# Each new look-alike shape is read as its form on its own, whatever the earlier statement says
+# (the pairs above pass on the strict rules alone where those never fired).
+@pytest.mark.parametrize("text, form", [
+    ("hoping to move choir rehearsals to the school once the lease is sorted", "plan"),
+    ("aiming for an earlier launch if QA goes well, will keep you posted", "plan"),
+    ("we should really move the stock room upstairs, those stairs are brutal", "plan"),
+    ("asked the landlord to extend the lease to April 30, he said no", "failed_attempt"),
+    ("tried to swap to an exit row, all taken", "failed_attempt"),
+    ("we were going to move movie night to Saturdays but half the group objected", "cancelled_plan"),
+    ("Saturday movie nights: that idea has been dropped, nobody could make it", "cancelled_plan"),
+    ("vet says no food for the dog until after the x-ray tomorrow", "temporary"),
+    ("the dog eats at noon for now while the meds kick in", "temporary"),
+    ("last time in Chicago we stayed at the Hoxton, far too loud", "past_event"),
+    ("found a photo of dad with the Ford Capri he had in the eighties", "past_event"),
+    ("no, the all-hands did not move to Wednesdays, that was a calendar glitch", "denial"),
+    ("we did not switch coffee to Lavazza, that email was a phishing test", "denial"),
+])
+def test_new_look_alike_shapes_are_named(text, form):
+    assert look_alike(text) == form
