@@ -54,7 +54,7 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("failed_attempt", re.compile(
         r"\b(tried|attempted|trying)\b.*\b(but|rolled back|roll back|failed|fail|was full|didn't|couldn't|no luck|"
         r"reverted|all taken|oh well|sold out|booked up|unavailable)\b|\brolled (it )?back\b|\breverted\b|"
-        r"\bsaid (no|absolutely not)\b|\bturned (us|it|that|me) down\b|\b(refused|declined)\b", _F)),
+        r"\bsaid (no(?!\s+(more|longer))|absolutely not)\b|\bturned (us|it|that|me) down\b|\b(refused|declined)\b", _F)),
     ("cancelled_plan", re.compile(
         r"\b(scrapped|shelved|abandoned|dropped|cancell?ed|killed) the (plan|idea|proposal|move)\b|"
         r"\bstay(s|ing)? (as is|put|the same)\b|\bnot worth\b|\bnot happening\b|"
@@ -73,7 +73,7 @@ _DENIAL = re.compile(
     r"\b(it didn'?t|it did not|didn'?t change|hasn'?t changed|has not changed|nothing'?s changed|nothing has changed|"
     r"not true|isn'?t true|rumou?rs?|false alarm|ignore the|still the same|no change|never (moved|changed)|"
     r"is still\b[^.]*\bnot|did(n'?t| not) (\w+ )?(move|change|switch|happen|go through)|"
-    r"nothing (new )?(changed|went live)|glitch)\b", _F)
+    r"nothing (new )?(changed|went live)|(was|just|only) an? (\w+ ){0,2}glitch)\b", _F)
 _QUESTION_OPEN = re.compile(
     r"^\s*(wait|so|hey|um|hmm|quick q(uestion)?|q)?[,:]?\s*(did|does|do|is|are|was|were|should|shall|could|can|"
     r"would|will|has|have|anyone|any ?one|how|what|when|where|which|who|why|whats|what's|when's|where's|who's)\b", _F)

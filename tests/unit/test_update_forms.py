@@ -198,3 +198,11 @@ def test_the_owner_of_another_person_rivals_nothing():
 ])
 def test_new_look_alike_shapes_are_named(text, form):
     assert look_alike(text) == form
+
+
+@pytest.mark.parametrize("text", [
+    "she said no more meetings on Fridays, they are on Thursdays now",  # "said no more" is no refusal
+    "the deploy glitch is fixed and billing now listens on 9090",  # a glitch named, no denial
+])
+def test_those_cues_leave_real_updates_alone(text):
+    assert look_alike(text) is None
