@@ -20,8 +20,8 @@ def _has(text: str, key: str) -> bool:
     return key.lower() in text.lower()
 
 
-def test_there_are_seven_sets():
-    assert [p.name for p in SETS] == [f"set_{c}.json" for c in "abcdefg"]
+def test_there_are_eight_sets():
+    assert [p.name for p in SETS] == [f"set_{c}.json" for c in "abcdefgh"]
 
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
