@@ -121,6 +121,20 @@ def test_look_alikes_of_those_forms_are_not_updates(older, newer):
     ("the plan is to switch tiers in May", "plan"),
     ("our former office was in Leith", "past_event"),
     ("kept the standup where it was after the vote", "cancelled_plan"),
+    # cues met in independently written messages (wording here is this test's own)
+    ("hoping to move choir rehearsals to the school once the lease is sorted", "plan"),
+    ("aiming for an earlier launch if QA goes well, will keep you posted", "plan"),
+    ("we should really move the stock room upstairs, those stairs are brutal", "plan"),
+    ("asked the landlord to extend the lease to April 30, he said no", "failed_attempt"),
+    ("tried to swap to an exit row, all taken", "failed_attempt"),
+    ("we were going to move movie night to Saturdays but half the group objected", "cancelled_plan"),
+    ("Saturday movie nights: that idea has been dropped, nobody could make it", "cancelled_plan"),
+    ("vet says no food for the dog until after the x-ray tomorrow", "temporary"),
+    ("the dog eats at noon for now while the meds kick in", "temporary"),
+    ("last time in Chicago we stayed at the Hoxton, far too loud", "past_event"),
+    ("found a photo of dad with the Ford Capri he had in the eighties", "past_event"),
+    ("no, the all-hands did not move to Wednesdays, that was a calendar glitch", "denial"),
+    ("we did not switch coffee to Lavazza, that email was a phishing test", "denial"),
 ])
 def test_new_look_alike_shapes(text, form):
     assert look_alike(text) == form
@@ -130,6 +144,8 @@ def test_new_look_alike_shapes(text, form):
     "starting tomorrow the gym opens at 10",  # an effective time, not a one-day exception
     "the price nearly doubled to $40",  # "nearly" with no "but": no near miss
     "switched the phone plan to Unlimited",  # "plan to" after a noun: the plan is a thing
+    "she said no more meetings on Fridays, they are on Thursdays now",  # "said no more" is no refusal
+    "the deploy glitch is fixed and billing now listens on 9090",  # a glitch named, no denial
 ])
 def test_update_shapes_that_are_not_look_alikes(text):
     assert look_alike(text) is None
@@ -177,32 +193,3 @@ def test_the_owner_of_another_person_rivals_nothing():
 
     assert rival("My aunt lives in Dundee.", "my aunt's neighbour has been living in Perth for years",
                  "Where does my aunt live?") is None
-
-
-# Each new look-alike shape is read as its form on its own, whatever the earlier statement says
-# (the pairs above pass on the strict rules alone where those never fired).
-@pytest.mark.parametrize("text, form", [
-    ("hoping to move choir rehearsals to the school once the lease is sorted", "plan"),
-    ("aiming for an earlier launch if QA goes well, will keep you posted", "plan"),
-    ("we should really move the stock room upstairs, those stairs are brutal", "plan"),
-    ("asked the landlord to extend the lease to April 30, he said no", "failed_attempt"),
-    ("tried to swap to an exit row, all taken", "failed_attempt"),
-    ("we were going to move movie night to Saturdays but half the group objected", "cancelled_plan"),
-    ("Saturday movie nights: that idea has been dropped, nobody could make it", "cancelled_plan"),
-    ("vet says no food for the dog until after the x-ray tomorrow", "temporary"),
-    ("the dog eats at noon for now while the meds kick in", "temporary"),
-    ("last time in Chicago we stayed at the Hoxton, far too loud", "past_event"),
-    ("found a photo of dad with the Ford Capri he had in the eighties", "past_event"),
-    ("no, the all-hands did not move to Wednesdays, that was a calendar glitch", "denial"),
-    ("we did not switch coffee to Lavazza, that email was a phishing test", "denial"),
-])
-def test_new_look_alike_shapes_are_named(text, form):
-    assert look_alike(text) == form
-
-
-@pytest.mark.parametrize("text", [
-    "she said no more meetings on Fridays, they are on Thursdays now",  # "said no more" is no refusal
-    "the deploy glitch is fixed and billing now listens on 9090",  # a glitch named, no denial
-])
-def test_those_cues_leave_real_updates_alone(text):
-    assert look_alike(text) is None

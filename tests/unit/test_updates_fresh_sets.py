@@ -3,11 +3,12 @@ README): a broken key would score a case as passed or failed for the wrong reaso
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
+
+from benchmarks.updates import load_cases
 
 SETS = sorted((Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "updates_fresh").glob("set_*.json"))
 FORMS = {"update": {"explicit", "implicit", "correction", "negation", "quantity", "relative_time", "tool_output", "list",
@@ -26,7 +27,7 @@ def test_there_are_eight_sets():
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
 def test_every_case_keeps_the_key_rules(path: Path):
-    cases = json.loads(path.read_text())
+    cases = load_cases(path)
     assert len({c["id"] for c in cases}) == len(cases)
     for c in cases:
         assert c["form"] in FORMS[c["type"]], c["id"]
