@@ -81,7 +81,9 @@ _OTHER_PERSON = re.compile(
     r"^\s*(my|our|her|his|their)\s+(husband|wife|partner|boyfriend|girlfriend|roommate|flatmate|mom|mum|mother|"
     r"dad|father|sister|brother|cousin|friend|aunt|uncle|niece|nephew|grandma|grandpa|neighbou?r|colleague|"
     r"kid|kids|son|daughter|boss)\b|^\s*(mom|mum|dad|grandma|grandpa)('s)?\b", _F)
-_ADDITION = re.compile(r"\b(also|as well|too|another|second|additionally|in addition|satellite|on top of)\b", _F)
+#: "too" adds only at the end of a clause ("I like tea too."); before a word it is a degree ("too easy").
+_ADDITION = re.compile(r"\b(also|as well|too(?=\s*([.,!?;:)]|$))|another|second|additionally|in addition|satellite|"
+                       r"on top of)\b", _F)
 _REPLACE = re.compile(r"\b(instead|no longer|anymore|any more|replac\w*|switch\w*|swapp?\w*|moved? (to|over|into)|"
                       r"rather than|not \w+ anymore|gone off|dropped|quit)\b", _F)
 
