@@ -25,7 +25,9 @@ names the attribute the two disagree on, and the later statement answers it.
 
 The caller (:func:`hindsight_core.retrieval.present.rivals`) applies it to the head of a ranked
 list only, to active beliefs of one speaker stated on different days, and a later text that
-already replaced another fact rivals nothing else (a message updates one fact).
+already replaced another fact rivals nothing else (a message updates one fact). Where these rules
+name no rival, :func:`earlier_rivals` may ask a judge (the learned one of
+:mod:`~hindsight_core.lifecycle.rival_model`), under the same conditions of time, speaker and trust.
 
 Example:
     >>> rival("I drink my tea with honey.", "been having my tea with lemon every afternoon since the cold",
@@ -43,6 +45,7 @@ import functools
 import re
 
 from dataclasses import dataclass
+from typing import Callable
 
 from hindsight_core.lifecycle.slots import STOP, Reading, content, read, same_word
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, look_alike, relations,
@@ -50,7 +53,7 @@ from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_add
 from hindsight_core.lifecycle.update_rules import (another_id, key_and_value, one_belief, other_instance,
                                                    other_possessor, said, sibling_fact, subject_substituted)
 
-__all__ = ["rival", "earlier_rivals", "Statement", "REASON", "ANCHOR_COVERAGE", "QUESTION_COVERAGE", "MIN_GAP_S"]
+__all__ = ["rival", "earlier_rivals", "Statement", "Judge", "REASON", "ANCHOR_COVERAGE", "QUESTION_COVERAGE", "MIN_GAP_S"]
 
 #: The reason :func:`rival` gives (also how recall's trace names it).
 REASON = "another present value of the asked attribute"
@@ -241,6 +244,10 @@ class Statement:
     replaced_another: bool = False  # it already superseded an earlier fact
 
 
+#: Given a later statement and its earlier candidates, the one it answers for, or None.
+Judge = Callable[[Statement, list[Statement]], "Statement | None"]
+
+
 @functools.lru_cache(maxsize=8192)
 def _words(text: str) -> frozenset[str]:
     r = read(said(text))
@@ -252,13 +259,17 @@ def _overlap(a: str, b: str) -> int:
     return len(_words(a) & _words(b))
 
 
-def earlier_rivals(statements: list[Statement], query: str) -> dict[str, str]:
+def earlier_rivals(statements: list[Statement], query: str, judge: Judge | None = None) -> dict[str, str]:
     """``{earlier id: later id}`` for the pairs among ``statements`` (active beliefs, best-ranked
     first) where the later one states the present value of what ``query`` asks the earlier about.
 
     A later statement rivals at most one earlier one, the one it shares most words with (a message
     updates one fact), and none when it already replaced a fact or when two tie for most. A source
     that may not supersede the earlier one (an agent against the user) rivals nothing.
+
+    ``judge`` (the learned judge of :mod:`~hindsight_core.lifecycle.rival_model`, given the later
+    statement and its earlier candidates) names the earlier one a later statement answers for when
+    the rules name none.
     """
     from hindsight_core.lifecycle.belief_trust import may_supersede
 
@@ -272,14 +283,19 @@ def earlier_rivals(statements: list[Statement], query: str) -> dict[str, str]:
                    and may_supersede(o.source, newer.source)]
         if not earlier:
             continue
-        scored = sorted(((_overlap(o.text, newer.text), n, o) for n, o in enumerate(earlier)),
-                        key=lambda x: (-x[0], x[1]))
-        if len(scored) > 1 and scored[0][0] == scored[1][0]:
-            continue  # it is about two facts equally: no telling which it replaces
-        target = scored[0][2]
-        if not one_belief(said(target.text)):
-            continue  # a story or a chat turn is no one value to disagree with
-        if rival(target.text, newer.text, query) is not None and (
-                target.id not in out or by_id[out[target.id]].mentioned_at < newer.mentioned_at):
+        target = _by_rule(earlier, newer, query)
+        if target is None and judge is not None:
+            target = judge(newer, earlier)
+        if target is not None and (target.id not in out or by_id[out[target.id]].mentioned_at < newer.mentioned_at):
             out[target.id] = newer.id  # the latest of several rivals answers
     return out
+
+
+def _by_rule(earlier: list[Statement], newer: Statement, query: str) -> Statement | None:
+    scored = sorted(((_overlap(o.text, newer.text), n, o) for n, o in enumerate(earlier)), key=lambda x: (-x[0], x[1]))
+    if len(scored) > 1 and scored[0][0] == scored[1][0]:
+        return None  # it is about two facts equally: no telling which it replaces
+    target = scored[0][2]
+    if not one_belief(said(target.text)):
+        return None  # a story or a chat turn is no one value to disagree with
+    return target if rival(target.text, newer.text, query) is not None else None

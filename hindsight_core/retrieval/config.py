@@ -59,6 +59,9 @@ class RecallConfig(BaseModel):
     current_phrase_weight: float = Field(
         1.0, ge=0.0, description="For questions about the current value ('... now?'): weight of the query's "
         "word pairs found in the unit, so the belief about the named subject beats its near-namesakes.")
+    present_judge: bool = Field(True, description="Let the learned judge (lifecycle/rival_model.py) decide, where the "
+                                "rules cannot, whether a later active statement answers a question about the present "
+                                "in place of an earlier one it disagrees with. Fitted with the bundled MiniLM embedder.")
     graph_weight: float = Field(0.18, ge=0.0, description="Weight of the graph channel's spreading activation.")
     graph_seeds: int = Field(20, ge=0, description="First-stage candidates whose entities seed the graph's second hop.")
     graph_entity_cap: int = Field(50, ge=1, description="Entities linked to more units than this do not spread.")

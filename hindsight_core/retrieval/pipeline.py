@@ -171,7 +171,8 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
         order = np.argsort(-final, kind="stable")
         fused = [(pool[j], float(final[j])) for j in order]
     fused = present.inherit(fused, successor_of)
-    earlier = present.rivals(fused, index, req.query)  # active facts a later one disagrees with
+    # active facts a later one disagrees with
+    earlier = present.rivals(fused, index, req.query, qvec if cfg.present_judge else None)
     if earlier and "superseded" not in req.statuses:  # the present is asked: the later one answers
         fused = present.inherit(fused, earlier)
     found = {uid for hits in ranked.values() for uid, _ in hits}

@@ -17,6 +17,9 @@ milk in my coffee, can't go back now" after "I take my coffee black"). :func:`ri
 pairs in the head of the ranking (:mod:`~hindsight_core.lifecycle.rivals` decides the meaning), and
 :func:`inherit` treats them like a predecessor and its successor for a question about the present:
 the earlier fact stays active and in history, but default recall answers with the later one.
+Where the rules see no rivalry (the later text rewords the subject: "our backups run at 2am" /
+"nightly backup job kicks off at 4:30 these days"), a learned judge reads the pair through the
+stored vectors (:mod:`~hindsight_core.lifecycle.rival_model`; ``RecallConfig.present_judge``).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from typing import Sequence
 import numpy as np
 
 from hindsight_core.lifecycle.beliefs import is_belief
-from hindsight_core.lifecycle.rivals import Statement, earlier_rivals
+from hindsight_core.lifecycle.rival_model import THRESHOLD, Closeness, probability
+from hindsight_core.lifecycle.rivals import Judge, Statement, earlier_rivals
 from hindsight_core.retrieval.types import BankIndex
 
 __all__ = ["predecessors", "inherit", "rivals", "INHERIT_BONUS", "RIVAL_HEAD"]
@@ -74,10 +78,14 @@ def inherit(fused: list[tuple[str, float]], successor_of: dict[str, str]) -> lis
     return out
 
 
-def rivals(fused: Sequence[tuple[str, float]], index: BankIndex, query: str) -> dict[str, str]:
+def rivals(fused: Sequence[tuple[str, float]], index: BankIndex, query: str,
+           query_vector: np.ndarray | None = None) -> dict[str, str]:
     """``{earlier unit id: later unit id}`` for active beliefs among the first :data:`RIVAL_HEAD`
     of ``fused`` where the later one states the present value of what ``query`` asks the earlier
-    one about (:func:`~hindsight_core.lifecycle.rivals.earlier_rivals`)."""
+    one about (:func:`~hindsight_core.lifecycle.rivals.earlier_rivals`).
+
+    With ``query_vector``, the learned judge (:mod:`~hindsight_core.lifecycle.rival_model`) also
+    reads the pairs the rules leave undecided, through the stored vectors."""
     units = index.units
     head: list[Statement] = []
     for uid, _ in fused[:RIVAL_HEAD]:
@@ -86,4 +94,33 @@ def rivals(fused: Sequence[tuple[str, float]], index: BankIndex, query: str) -> 
             continue
         replaced = any(units[e].status == _SUPERSEDED for e in u.evidence_ids if e in units)
         head.append(Statement(uid, u.text, u.mentioned_at, u.speaker, u.source, replaced))
-    return earlier_rivals(head, query) if len(head) > 1 else {}
+    if len(head) < 2:
+        return {}
+    judge = _judge(head, index, query, query_vector) if query_vector is not None else None
+    return earlier_rivals(head, query, judge)
+
+
+def _judge(head: list[Statement], index: BankIndex, query: str, query_vector: np.ndarray) -> Judge:
+    """The learned judge over ``head``'s stored vectors: the earlier candidate it rates most likely
+    answered for by the later statement, when that rating reaches the fitted threshold."""
+    vecs = index.vectors([s.id for s in head]).astype(np.float64)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True) + 1e-12
+    q = np.asarray(query_vector, dtype=np.float64).reshape(-1)
+    q = q / (np.linalg.norm(q) + 1e-12)
+    row = {s.id: i for i, s in enumerate(head)}
+    to_query = vecs @ q
+
+    def judge(newer: Statement, earlier: list[Statement]) -> Statement | None:
+        n = row[newer.id]
+        on = {o.id: float(vecs[row[o.id]] @ vecs[n]) for o in earlier}
+        qo = {o.id: float(to_query[row[o.id]]) for o in earlier}
+        best: tuple[float, Statement] | None = None
+        for o in earlier:
+            close = Closeness(on[o.id], float(to_query[n]), qo[o.id],
+                              qo[o.id] >= max(qo.values()), on[o.id] >= max(on.values()))
+            p = probability(o.text, newer.text, query, close)
+            if p >= THRESHOLD and (best is None or p > best[0]):
+                best = (p, o)
+        return best[1] if best else None
+
+    return judge

@@ -245,6 +245,32 @@ def test_an_implicit_change_answers_the_present_and_keeps_the_earlier_fact(engin
     assert "[earlier" not in next(line for line in both.render().splitlines() if "pizza" in line)
 
 
+def test_the_learned_judge_answers_a_reworded_change_the_rules_miss(engine):
+    """"backups" / "backup job", "run at" / "kicks off at": the rules need the question's words in
+    the later text; the judge reads the pair through the stored vectors. Off, the earlier fact shows."""
+    bank = engine.bank("backups")
+    old = bank.capture("Our backups run at 2am every night.", mentioned_at=T0)
+    new = bank.capture("nightly backup job kicks off at 4:30 these days so it doesn't fight the ETL",
+                       mentioned_at=T0 + timedelta(days=30))
+    assert new.supersedes == () and bank.get(old.unit_id).status is MemoryStatus.ACTIVE
+    asked, q = T0 + timedelta(days=40), "When do our backups run?"
+    now = bank.recall(q, k=5, as_of=asked)
+    assert now.ids[0] == new.unit_id and old.unit_id not in now.ids
+    assert now.trace["earlier"][old.unit_id]["by"] == new.unit_id
+    rules_only = bank.config.recall.model_copy(update={"present_judge": False})
+    assert old.unit_id in bank.recall(q, k=5, as_of=asked, config=rules_only).ids
+    assert {old.unit_id, new.unit_id} <= set(bank.recall(q, k=5, as_of=asked, include_history=True).ids)
+
+
+def test_the_learned_judge_leaves_another_subjects_change_alone(engine):
+    bank = engine.bank("depots")
+    old = bank.capture("Our main warehouse is in Leipzig.", mentioned_at=T0)
+    bank.capture("the new returns depot is going in near Halle, lease signed yesterday",
+                 mentioned_at=T0 + timedelta(days=30))
+    now = bank.recall("Where is our main warehouse?", k=5, as_of=T0 + timedelta(days=40))
+    assert now.ids[0] == old.unit_id and not now.trace["earlier"]
+
+
 def test_a_look_alike_keeps_the_earlier_fact_in_recall(engine):
     bank = engine.bank("tea2")
     old = bank.capture("I drink my tea with honey.", mentioned_at=T0)

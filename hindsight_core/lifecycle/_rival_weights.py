@@ -1,0 +1,95 @@
+"""Fitted weights of the present-value judge (:mod:`~hindsight_core.lifecycle.rival_model`).
+
+Written by ``python -m benchmarks.rival_model --write``; do not edit by hand.
+Fitted on: shared-dev, set_a, set_b, set_c, set_d, set_e, set_f, set_g, set_h.
+Leave-one-set-out share of pairs let answer at the threshold (all sets): {"update": 0.494, "look-alike": 0.035, "distractor": 0.006, "random": 0.001}.
+"""
+
+WEIGHTS = {
+    "features": [
+        "on",
+        "qn",
+        "qo",
+        "o_best_q",
+        "o_best_n",
+        "len_log",
+        "cue",
+        "strong_share",
+        "strong_disjoint",
+        "subst",
+        "place_change",
+        "reversed",
+        "no_value",
+        "new_log",
+        "numbers",
+        "other_poss",
+        "name_swap",
+        "one_off",
+        "any_clause_look"
+    ],
+    "mean": [
+        0.512888,
+        0.507199,
+        0.689294,
+        0.737363,
+        0.741758,
+        2.375807,
+        0.807692,
+        0.227473,
+        0.047253,
+        0.159341,
+        0.054945,
+        0.001099,
+        0.005495,
+        2.072329,
+        0.336264,
+        0.005495,
+        0.134066,
+        0.014286,
+        0.091209
+    ],
+    "scale": [
+        0.145051,
+        0.157272,
+        0.154673,
+        0.440067,
+        0.437668,
+        0.424926,
+        0.394113,
+        0.4192,
+        0.212179,
+        0.365993,
+        0.227873,
+        0.033131,
+        0.073921,
+        0.484047,
+        0.47243,
+        0.073921,
+        0.340723,
+        0.118666,
+        0.287906
+    ],
+    "coef": [
+        0.978556,
+        -0.127297,
+        -0.382995,
+        1.974916,
+        0.748676,
+        1.043996,
+        0.549851,
+        0.204066,
+        -0.201316,
+        0.080127,
+        0.049113,
+        0.172069,
+        0.063635,
+        -0.081285,
+        0.048416,
+        -0.085655,
+        -0.028628,
+        -0.408787,
+        -0.412057
+    ],
+    "intercept": 0.068889,
+    "threshold": 0.9
+}

@@ -1,0 +1,161 @@
+"""A learned judge of two active statements at recall: does the later one answer in place of the earlier?
+
+The rules of :mod:`~hindsight_core.lifecycle.rivals` fire only when the later text repeats the
+question's words. People reword the subject ("my manager" / "I report to Tomasz now", "trash pickup"
+/ "the bins"), so most real changes stated without a cue pass them by. This judge reads the same
+pair (earlier statement, later text, question) through a few dozen signals and weighs them with a
+logistic model fitted on knowledge-update sets written by many hands (``python -m
+benchmarks.rival_model`` fits it and reports leave-one-set-out figures; the weights live in
+:mod:`~hindsight_core.lifecycle._rival_weights`).
+
+It never overrides the look-alike cues: a later text that as a whole asks, plans, supposes, denies
+or adds (:mod:`~hindsight_core.lifecycle.update_cues`) is no candidate; nor is an earlier text that
+is not one statement of a value (a chat turn, a story), nor a question about a past event ("When
+did ..."). The signals:
+
+- how close the three texts are (cosines of the stored vectors), and whether the earlier statement
+  is the one of the earlier candidates closest to the question and to the later text;
+- cues of a change ("moved", "now", "sorry, I meant"), of a one-off ("this week instead", "for the
+  next five days"), of a look-alike clause inside a longer message;
+- whether a value of the earlier kind comes back changed (numbers, places, strong slots such as a
+  port or a date, an opposite attitude) and how many new words the later text brings;
+- whether the later text is about another owner or another subject ("their plan", "Ben's flight"
+  for a question about Mia's).
+
+Weights were fitted with the bundled MiniLM embedder; with another embedder the cosines read on
+another scale, so the threshold is a knob (``RecallConfig.rival_model_threshold``, None turns the
+judge off).
+
+Example:
+    >>> p = probability("My manager is Priya Raman.",
+    ...                 "After the reorg I report to Tomasz now; Priya moved over to the data platform group.",
+    ...                 "Who is my manager?", Closeness(0.62, 0.35, 0.52, True, True))
+    >>> 0.0 <= p <= 1.0
+    True
+    >>> probability("I drink my tea with honey.", "should I try lemon in my tea?", "How do I drink my tea?",
+    ...             Closeness(0.7, 0.8, 0.6, True, True))
+    0.0
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from typing import NamedTuple
+
+from hindsight_core.lifecycle._rival_weights import WEIGHTS
+from hindsight_core.lifecycle.rivals import (_NOT_VALUE, _STRONG_SLOTS, _numbers, _place, _present, _reversed)
+from hindsight_core.lifecycle.slots import STOP, read, same_word
+from hindsight_core.lifecycle.update_cues import (assertive_part, clause_look_alike, denies, is_addition, look_alike,
+                                                  relations, split_clauses, update_cue, without_effective_time)
+from hindsight_core.lifecycle.update_rules import key_and_value, one_belief, other_possessor, said, subject_substituted
+
+__all__ = ["Closeness", "FEATURES", "features", "probability", "THRESHOLD", "MIN_CLOSENESS"]
+
+#: The signals, in the order of the fitted weights.
+FEATURES: tuple[str, ...] = (
+    "on", "qn", "qo", "o_best_q", "o_best_n", "len_log", "cue", "strong_share", "strong_disjoint", "subst",
+    "place_change", "reversed", "no_value", "new_log", "numbers", "other_poss", "name_swap", "one_off",
+    "any_clause_look")
+#: Below this cosine between the earlier statement and the later text the pair is not judged: no
+#: update of the fitting sets was let answer below it, and most pairs of a large bank are skipped.
+MIN_CLOSENESS = 0.25
+#: The probability at which recall lets the later statement answer (the fitted default).
+THRESHOLD: float = float(WEIGHTS["threshold"])
+
+
+class Closeness(NamedTuple):
+    """Cosines between the three texts, and the earlier statement's rank among the earlier candidates."""
+
+    on: float  # earlier statement / later text
+    qn: float  # question / later text
+    qo: float  # question / earlier statement
+    best_for_question: bool  # no other earlier candidate is closer to the question
+    best_for_newer: bool  # no other earlier candidate is closer to the later text
+
+
+#: A one-off or temporary arrangement said in passing ("this week instead", "just for this trip",
+#: "for the next five days", "everything flips back once..."): no new present value.
+_ONE_OFF = re.compile(
+    r"\b(this (week|weekend|time|trip|once|month|morning|evening|(mon|tues|wednes|thurs|fri|satur|sun)day)('s)? "
+    r"(only|instead)|(just|only) (for|this) (this |the )?(week|trip|time|once|day|weekend|one)|"
+    r"for the next (few |\w+ )(days|weeks|hours)|one-off|one off|back to (normal|usual|the usual|his|her|their|my|our)|"
+    r"flips? back|switch(es)? back|while (the|we|i|it|he|she|they)|during (the |tonight|this)|temporar\w*|"
+    r"until (further|the|next|after|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"(this|next) (mon|tues|wednes|thurs|fri|satur|sun)day only)\b", re.I)
+#: "When did ...", "What was ...", "Would she ...": a question about a past event or a supposition,
+#: which no later statement changes.
+_NOT_ABOUT_NOW = re.compile(r"^\W*((when|where|what|who|whom|whose|which|why|how)(\s+\w+){0,2}?\s+(did|was|were|had)\b|"
+                            r"(did|was|were|had|would|could|might)\b)", re.I)
+_CAPITALISED = re.compile(r"\b[A-Z][\w'-]+")
+_INNER_CAPITALISED = re.compile(r"(?<!^)(?<![.?!] )\b[A-Z][\w'-]+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_signals(older: str, newer: str, query: str) -> tuple[float, ...] | None:
+    """The signals read off the words alone (cached: recall meets the same pairs again), or None
+    when the question asks about a past event or a supposition, the earlier text is no single statement (a chat turn,
+    a story) or the later text is a look-alike as a whole."""
+    older, newer = said(older), said(newer)
+    if _NOT_ABOUT_NOW.search(query) or not one_belief(older):
+        return None  # a past event is not updated; a chat turn or a story is no one value to replace
+    about = relations(older)
+    if denies(newer) or look_alike(newer, about) is not None:
+        return None
+    stated = without_effective_time(assertive_part(newer, about)) or newer
+    if len(split_clauses(stated)) == 1 and is_addition(stated):
+        return None  # "I also like tea"; in a longer message an "also" may belong to another matter
+    o, q, n = read(older), read(query), read(stated)
+    asked = list(dict.fromkeys(q.tokens))
+    anchor = [w for w in asked if _present(w, o)]
+    missing = {w for w in anchor if not _present(w, n)}
+    _subject, _verb, value_words = key_and_value(older)
+    value = [v for v in value_words
+             if v not in STOP and v not in _NOT_VALUE and not any(same_word(v, a) for a in anchor)]
+    if not value:
+        value = [t for t in o.tokens if t not in _NOT_VALUE and not any(same_word(t, a) for a in anchor)]
+    new = [t for t in n.tokens if not _present(t, o) and t not in _NOT_VALUE and not _present(t, q)]
+    strong_o, strong_n = o.slots & _STRONG_SLOTS, n.slots & _STRONG_SLOTS
+    asked_names = {w.lower() for w in _INNER_CAPITALISED.findall(query)}
+    new_names = ({w.lower() for w in _CAPITALISED.findall(newer)}
+                 - {w.lower() for w in _CAPITALISED.findall(older + " " + query)})
+    name_swap = any(w not in newer.lower() for w in asked_names) and bool(new_names)
+    clauses = [c for c in split_clauses(newer) if c.strip()] or [newer]
+    return (
+        math.log1p(len(n.tokens)),
+        float(update_cue(newer) is not None),
+        float(bool(strong_o & strong_n)),
+        float(bool(strong_o and strong_n and not strong_o & strong_n)),
+        float(bool(missing and subject_substituted(older, stated, missing))),
+        float(bool(_place(older, o) and _place(stated, n) - _place(older, o))),
+        float(_reversed(older, stated)),
+        float(not value),
+        math.log1p(len(new)),
+        float(_numbers(value) and _numbers(new)),
+        float(bool(other_possessor(older, stated, tuple(anchor)))),
+        float(name_swap),
+        float(bool(_ONE_OFF.search(newer))),
+        float(any(clause_look_alike(c, about) is not None for c in clauses)),
+    )
+
+
+def features(older: str, newer: str, query: str, close: Closeness) -> tuple[float, ...] | None:
+    """The signals in :data:`FEATURES` order, or None when ``newer`` is a look-alike, a denial or an
+    addition, or too far from ``older`` to be about it (the text signals are not read then)."""
+    if close.on < MIN_CLOSENESS:
+        return None
+    words = _text_signals(older, newer, query)
+    if words is None:
+        return None
+    return (close.on, close.qn, close.qo, float(close.best_for_question), float(close.best_for_newer)) + words
+
+
+def probability(older: str, newer: str, query: str, close: Closeness) -> float:
+    """How likely ``newer`` states the present value of what ``query`` asks ``older`` about (0.0 for a look-alike)."""
+    x = features(older, newer, query, close)
+    if x is None:
+        return 0.0
+    z = WEIGHTS["intercept"] + sum(c * (v - m) / s
+                                   for c, v, m, s in zip(WEIGHTS["coef"], x, WEIGHTS["mean"], WEIGHTS["scale"]))
+    return 1.0 / (1.0 + math.exp(-z))

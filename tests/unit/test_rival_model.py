@@ -1,0 +1,126 @@
+"""The learned present-value judge: its gate, its weights, its fit, and how earlier_rivals consults it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmarks.rival_model import fit, leave_one_set_out
+from hindsight_core.lifecycle._rival_weights import WEIGHTS
+from hindsight_core.lifecycle.rival_model import FEATURES, MIN_CLOSENESS, Closeness, features, probability
+from hindsight_core.lifecycle.rivals import MIN_GAP_S, Statement, earlier_rivals
+
+DAY = 86400.0
+NEAR = Closeness(0.6, 0.5, 0.7, True, True)
+
+
+def test_the_shipped_weights_are_fitted_for_these_signals():
+    assert WEIGHTS["features"] == list(FEATURES)
+    assert len(WEIGHTS["coef"]) == len(WEIGHTS["mean"]) == len(WEIGHTS["scale"]) == len(FEATURES)
+    assert 0.5 <= WEIGHTS["threshold"] < 1.0
+
+
+@pytest.mark.parametrize("later", [
+    "should we move the backups to 4am?",  # a question
+    "thinking about moving the backups to 4am",  # a plan
+    "the backups did not move, ignore the rumour",  # a denial
+    "we also run a weekly full backup on Sundays",  # an addition
+])
+def test_look_alikes_as_a_whole_are_never_judged(later):
+    older, q = "Our backups run at 2am every night.", "When do our backups run?"
+    assert features(older, later, q, NEAR) is None
+    assert probability(older, later, q, NEAR) == 0.0
+
+
+def test_a_later_text_far_from_the_earlier_one_is_not_judged():
+    far = NEAR._replace(on=MIN_CLOSENESS - 0.01)
+    assert features("Our backups run at 2am every night.", "backups kick off at 4:30 now", "When?", far) is None
+
+
+def test_signals_come_in_feature_order_and_probability_is_a_probability():
+    x = features("Our backups run at 2am every night.", "nightly backup job kicks off at 4:30 these days",
+                 "When do our backups run?", NEAR)
+    assert x is not None and len(x) == len(FEATURES)
+    assert x[:5] == (0.6, 0.5, 0.7, 1.0, 1.0)
+    assert 0.0 < probability("Our backups run at 2am every night.", "nightly backup job kicks off at 4:30 these days",
+                             "When do our backups run?", NEAR) < 1.0
+
+
+def test_closer_texts_rate_higher_all_else_equal():
+    args = ("Our backups run at 2am every night.", "nightly backup job kicks off at 4:30 these days",
+            "When do our backups run?")
+    low = probability(*args, NEAR._replace(on=0.3, best_for_question=False, best_for_newer=False))
+    high = probability(*args, NEAR._replace(on=0.8))
+    assert high > low
+
+
+def test_fit_separates_a_separable_problem():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(200, 2))
+    y = (x[:, 0] + 0.5 * x[:, 1] > 0).astype(float)
+    model = fit(x, y)
+    z = model["intercept"] + ((x - model["mean"]) / np.array(model["scale"])) @ np.array(model["coef"])
+    assert np.mean((z > 0) == (y > 0)) > 0.95
+    assert model["coef"][0] > model["coef"][1] > 0
+
+
+def test_leave_one_set_out_counts_gated_pairs_as_not_let_answer():
+    rng = np.random.default_rng(1)
+    rows = []
+    for s in ("a", "b", "c"):
+        for n in range(40):
+            y = n % 2
+            rows.append({"set": s, "role": "update" if y else "look-alike", "y": y,
+                         "x": (float(y) + rng.normal(scale=0.1), rng.normal())})
+        rows.append({"set": s, "role": "look-alike", "y": 0, "x": None})  # gated
+    out = leave_one_set_out(rows, 0.5)
+    assert out["all"]["update"] == 1.0
+    assert out["all"]["look-alike"] == 0.0 and set(out) == {"a", "b", "c", "all"}
+
+
+def _s(uid: str, text: str, day: float, **kw) -> Statement:
+    return Statement(uid, text, day * DAY, **kw)
+
+
+def test_earlier_rivals_asks_the_judge_only_where_the_rules_name_nothing():
+    asked: list[tuple[str, list[str]]] = []
+
+    def judge(newer, earlier):
+        asked.append((newer.id, [o.id for o in earlier]))
+        return earlier[0]
+
+    tea = [_s("tea", "I drink my tea with honey.", 0),
+           _s("new", "been having my tea with lemon every afternoon since the cold", 30)]
+    assert earlier_rivals(tea, "How do I drink my tea?", judge) == {"tea": "new"}
+    assert asked == []  # the rules decided
+
+    backups = [_s("old", "Our backups run at 2am every night.", 0),
+               _s("new", "nightly backup job kicks off at 4:30 these days", 30)]
+    assert earlier_rivals(backups, "When do our backups run?", judge) == {"old": "new"}
+    assert asked == [("new", ["old"])]
+    assert earlier_rivals(backups, "When do our backups run?", lambda n, e: None) == {}
+
+
+def test_the_judge_never_sees_pairs_the_rules_of_time_speaker_and_trust_exclude():
+    def judge(newer, earlier):
+        raise AssertionError(f"judge asked about {newer.id}")
+
+    older = _s("a", "Our backups run at 2am every night.", 0)
+    q = "When do our backups run?"
+    assert earlier_rivals([older, _s("b", "backups at 4:30", MIN_GAP_S / DAY / 2)], q, judge) == {}
+    assert earlier_rivals([older, _s("b", "backups at 4:30", 3, speaker="Bo")], q, judge) == {}
+    assert earlier_rivals([older, _s("b", "backups at 4:30", 3, source="agent")], q, judge) == {}
+
+
+def test_the_fitting_benchmark_runs_end_to_end(tmp_path):
+    """A smoke run of ``python -m benchmarks.rival_model`` (hash embedder: seconds, figures meaningless)."""
+    import json
+
+    from benchmarks.rival_model import FIT_SETS, FRESH, main
+
+    out = tmp_path / "fit.json"
+    assert main(["--embedder", "hash", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    held = {p.stem for p in FRESH.glob("set_*.json")} - set(FIT_SETS)
+    assert report["pairs"] > 1000 and set(report["held_out"]) == (held | {"all"} if held else set())
+    assert {"update", "look-alike", "distractor", "random"} <= set(report["leave_one_set_out"]["all"])
