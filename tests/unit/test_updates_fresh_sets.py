@@ -21,8 +21,11 @@ def _has(text: str, key: str) -> bool:
     return key.lower() in text.lower()
 
 
-def test_there_are_eight_sets():
-    assert [p.name for p in SETS] == [f"set_{c}.json" for c in "abcdefgh"]
+def test_the_sets_are_the_listed_ones_and_the_judge_was_fitted_on_the_first_eight():
+    from benchmarks.rival_model import FIT_SETS
+
+    assert [p.name for p in SETS] == [f"set_{c}.json" for c in "abcdefghij"]
+    assert FIT_SETS == tuple(f"set_{c}" for c in "abcdefgh")
 
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
