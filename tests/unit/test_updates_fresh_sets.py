@@ -24,7 +24,7 @@ def _has(text: str, key: str) -> bool:
 def test_the_sets_are_the_listed_ones_and_the_judge_was_fitted_on_the_first_eight():
     from benchmarks.rival_model import FIT_SETS
 
-    assert [p.name for p in SETS] == [f"set_{c}.json" for c in "abcdefghijkl"]
+    assert [p.name for p in SETS] == [f"set_{c}.json" for c in "abcdefghijklmn"]
     assert FIT_SETS == tuple(f"set_{c}" for c in "abcdefgh")
 
 
@@ -49,6 +49,6 @@ def test_every_case_keeps_the_key_rules(path: Path):
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
 def test_no_contact_details_or_credentials(path: Path):
-    text = path.read_text()
+    text = re.sub(r"\bgit@[\w.-]+:", "", path.read_text())  # a git SSH remote in tool output is no address
     assert not re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", text)
     assert not re.search(r"\b\d{3}[-. ]\d{3}[-. ]\d{4}\b|\b(?:\d[ -]?){13,16}\b", text)
