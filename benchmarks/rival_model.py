@@ -82,9 +82,8 @@ def pairs(sets: dict[str, list[dict[str, Any]]], embedder: Any) -> list[dict[str
             jobs.append((target, stranger, "random"))
             for j, newer, role in jobs:
                 older, others = case["before"][j], [t for i, t in enumerate(case["before"]) if i != j]
-                close = Closeness(cos(older, newer), cos(q, newer), cos(q, older),
-                                  all(cos(q, older) >= cos(q, t) for t in others),
-                                  all(cos(older, newer) >= cos(t, newer) for t in others))
+                close = Closeness.among(cos(older, newer), cos(q, newer), cos(q, older),
+                                        [cos(t, newer) for t in others], [cos(q, t) for t in others])
                 x = features(older, newer, q, close)  # None: a look-alike as a whole, never let answer
                 rows.append({"set": name, "id": case["id"], "role": role, "y": int(role == "update"), "x": x})
     return rows
@@ -110,8 +109,9 @@ def fit(x: np.ndarray, y: np.ndarray, penalty: float = PENALTY) -> dict[str, Any
 
 
 def _predict(model: dict[str, Any], x: np.ndarray) -> np.ndarray:
-    z = model["intercept"] + ((x - np.array(model["mean"])) / np.array(model["scale"])) @ np.array(model["coef"])
-    return 1.0 / (1.0 + np.exp(-z))
+    from hindsight_core.lifecycle.rival_model import score  # the formula recall applies
+
+    return np.array([score(row, model) for row in x])
 
 
 def _shares(rows: list[dict[str, Any]], p: np.ndarray, threshold: float) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 The rules of :mod:`~hindsight_core.lifecycle.rivals` fire only when the later text repeats the
 question's words. People reword the subject ("my manager" / "I report to Tomasz now", "trash pickup"
 / "the bins"), so most real changes stated without a cue pass them by. This judge reads the same
-pair (earlier statement, later text, question) through a few dozen signals and weighs them with a
+pair (earlier statement, later text, question) through 19 signals and weighs them with a
 logistic model fitted on knowledge-update sets written by many hands (``python -m
 benchmarks.rival_model`` fits it and reports leave-one-set-out figures; the weights live in
 :mod:`~hindsight_core.lifecycle._rival_weights`).
@@ -23,8 +23,7 @@ did ..."). The signals:
   for a question about Mia's).
 
 Weights were fitted with the bundled MiniLM embedder; with another embedder the cosines read on
-another scale, so the threshold is a knob (``RecallConfig.rival_model_threshold``, None turns the
-judge off).
+another scale. ``RecallConfig.present_judge=False`` turns the judge off.
 
 Example:
     >>> p = probability("My manager is Priya Raman.",
@@ -42,24 +41,25 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from hindsight_core.lifecycle._rival_weights import WEIGHTS
-from hindsight_core.lifecycle.rivals import (_NOT_VALUE, _STRONG_SLOTS, _numbers, _place, _present, _reversed)
-from hindsight_core.lifecycle.slots import STOP, read, same_word
+from hindsight_core.lifecycle.rivals import _STRONG_SLOTS, _numbers, _place, _present, _reversed, value_and_new
+from hindsight_core.lifecycle.slots import read
 from hindsight_core.lifecycle.update_cues import (assertive_part, clause_look_alike, denies, is_addition, look_alike,
                                                   relations, split_clauses, update_cue, without_effective_time)
-from hindsight_core.lifecycle.update_rules import key_and_value, one_belief, other_possessor, said, subject_substituted
+from hindsight_core.lifecycle.update_rules import one_belief, other_possessor, said, subject_substituted
 
-__all__ = ["Closeness", "FEATURES", "features", "probability", "THRESHOLD", "MIN_CLOSENESS"]
+__all__ = ["Closeness", "FEATURES", "features", "probability", "score", "THRESHOLD", "MIN_CLOSENESS"]
 
 #: The signals, in the order of the fitted weights.
 FEATURES: tuple[str, ...] = (
     "on", "qn", "qo", "o_best_q", "o_best_n", "len_log", "cue", "strong_share", "strong_disjoint", "subst",
     "place_change", "reversed", "no_value", "new_log", "numbers", "other_poss", "name_swap", "one_off",
     "any_clause_look")
-#: Below this cosine between the earlier statement and the later text the pair is not judged: no
-#: update of the fitting sets was let answer below it, and most pairs of a large bank are skipped.
+#: Below this cosine between the earlier statement and the later text the pair is not judged (nor its
+#: text signals read): such pairs are mostly unrelated, and fitting without them let more updates and
+#: fewer look-alikes answer (leave-one-set-out, benchmarks/rival_model.py).
 MIN_CLOSENESS = 0.25
 #: The probability at which recall lets the later statement answer (the fitted default).
 THRESHOLD: float = float(WEIGHTS["threshold"])
@@ -73,6 +73,13 @@ class Closeness(NamedTuple):
     qo: float  # question / earlier statement
     best_for_question: bool  # no other earlier candidate is closer to the question
     best_for_newer: bool  # no other earlier candidate is closer to the later text
+
+    @classmethod
+    def among(cls, on: float, qn: float, qo: float,
+              others_on: Iterable[float], others_qo: Iterable[float]) -> "Closeness":
+        """The cosines of one earlier candidate, ranked against the other candidates' (``others_on``:
+        their cosines with the later text, ``others_qo``: with the question)."""
+        return cls(on, qn, qo, all(qo >= x for x in others_qo), all(on >= x for x in others_on))
 
 
 #: A one-off or temporary arrangement said in passing ("this week instead", "just for this trip",
@@ -110,12 +117,7 @@ def _text_signals(older: str, newer: str, query: str) -> tuple[float, ...] | Non
     asked = list(dict.fromkeys(q.tokens))
     anchor = [w for w in asked if _present(w, o)]
     missing = {w for w in anchor if not _present(w, n)}
-    _subject, _verb, value_words = key_and_value(older)
-    value = [v for v in value_words
-             if v not in STOP and v not in _NOT_VALUE and not any(same_word(v, a) for a in anchor)]
-    if not value:
-        value = [t for t in o.tokens if t not in _NOT_VALUE and not any(same_word(t, a) for a in anchor)]
-    new = [t for t in n.tokens if not _present(t, o) and t not in _NOT_VALUE and not _present(t, q)]
+    value, new = value_and_new(older, o, n, q, anchor)
     strong_o, strong_n = o.slots & _STRONG_SLOTS, n.slots & _STRONG_SLOTS
     asked_names = {w.lower() for w in _INNER_CAPITALISED.findall(query)}
     new_names = ({w.lower() for w in _CAPITALISED.findall(newer)}
@@ -154,8 +156,12 @@ def features(older: str, newer: str, query: str, close: Closeness) -> tuple[floa
 def probability(older: str, newer: str, query: str, close: Closeness) -> float:
     """How likely ``newer`` states the present value of what ``query`` asks ``older`` about (0.0 for a look-alike)."""
     x = features(older, newer, query, close)
-    if x is None:
-        return 0.0
-    z = WEIGHTS["intercept"] + sum(c * (v - m) / s
-                                   for c, v, m, s in zip(WEIGHTS["coef"], x, WEIGHTS["mean"], WEIGHTS["scale"]))
+    return 0.0 if x is None else score(x)
+
+
+def score(x: Sequence[float], weights: Mapping[str, Any] = WEIGHTS) -> float:
+    """The logistic model's probability for signals ``x`` (``weights`` as ``_rival_weights.WEIGHTS``:
+    ``mean``, ``scale``, ``coef``, ``intercept``; the fitting benchmark passes the models it fits)."""
+    z = weights["intercept"] + sum(c * (v - m) / s
+                                   for c, v, m, s in zip(weights["coef"], x, weights["mean"], weights["scale"]))
     return 1.0 / (1.0 + math.exp(-z))

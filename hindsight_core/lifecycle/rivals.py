@@ -53,7 +53,8 @@ from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_add
 from hindsight_core.lifecycle.update_rules import (another_id, key_and_value, one_belief, other_instance,
                                                    other_possessor, said, sibling_fact, subject_substituted)
 
-__all__ = ["rival", "earlier_rivals", "Statement", "Judge", "REASON", "ANCHOR_COVERAGE", "QUESTION_COVERAGE", "MIN_GAP_S"]
+__all__ = ["rival", "earlier_rivals", "value_and_new", "Statement", "Judge", "REASON", "ANCHOR_COVERAGE",
+           "QUESTION_COVERAGE", "MIN_GAP_S"]
 
 #: The reason :func:`rival` gives (also how recall's trace names it).
 REASON = "another present value of the asked attribute"
@@ -165,14 +166,9 @@ def rival(older: str, newer: str, query: str) -> str | None:
             or sibling_fact(older, stated)
             or _qualified_away(older, stated, missing) or (missing and subject_substituted(older, stated, missing))):
         return None
-    _subject, _verb, value_words = key_and_value(older)
-    value = [v for v in value_words if v not in STOP and v not in _NOT_VALUE
-             and not any(same_word(v, a) for a in anchor)]
-    if not value:
-        value = [t for t in o.tokens if t not in _NOT_VALUE and not any(same_word(t, a) for a in anchor)]
+    value, new = value_and_new(older, o, n, q, anchor)
     if not value or any(_present(v, n) for v in value):
         return None  # nothing to disagree on, or the earlier value still stands
-    new = [t for t in n.tokens if not _present(t, o) and t not in _NOT_VALUE and not _present(t, q)]
     if not new or not _kind(value, o) & (_kind(new, n) | ({"word"} if _kind(new, n) & {"name"} else set())):
         return None  # no value of the earlier value's kind
     strong_o, strong_n = o.slots & _STRONG_SLOTS, n.slots & _STRONG_SLOTS
@@ -183,6 +179,20 @@ def rival(older: str, newer: str, query: str) -> str | None:
             or not unstated and _STATE.search(stated)):
         return None  # an event about the subject ("booked the flights for the offsite") is no new value
     return REASON
+
+
+def value_and_new(older: str, o: Reading, n: Reading, q: Reading, anchor: list[str]) -> tuple[list[str], list[str]]:
+    """The earlier statement's value words (after its attribute verb, else all its words, less the
+    question's ``anchor``) and the later text's new words (in neither the earlier text nor the question).
+
+    ``o``, ``n``, ``q``: the readings of ``older``, of the later text's assertive part and of the question."""
+    _subject, _verb, value_words = key_and_value(older)
+    value = [v for v in value_words if v not in STOP and v not in _NOT_VALUE
+             and not any(same_word(v, a) for a in anchor)]
+    if not value:
+        value = [t for t in o.tokens if t not in _NOT_VALUE and not any(same_word(t, a) for a in anchor)]
+    new = [t for t in n.tokens if not _present(t, o) and t not in _NOT_VALUE and not _present(t, q)]
+    return value, new
 
 
 #: A later text that describes a present state or habit, not a one-off event: "been having my tea

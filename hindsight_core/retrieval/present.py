@@ -112,12 +112,11 @@ def _judge(head: list[Statement], index: BankIndex, query: str, query_vector: np
 
     def judge(newer: Statement, earlier: list[Statement]) -> Statement | None:
         n = row[newer.id]
-        on = {o.id: float(vecs[row[o.id]] @ vecs[n]) for o in earlier}
-        qo = {o.id: float(to_query[row[o.id]]) for o in earlier}
+        on = [float(vecs[row[o.id]] @ vecs[n]) for o in earlier]
+        qo = [float(to_query[row[o.id]]) for o in earlier]
         best: tuple[float, Statement] | None = None
-        for o in earlier:
-            close = Closeness(on[o.id], float(to_query[n]), qo[o.id],
-                              qo[o.id] >= max(qo.values()), on[o.id] >= max(on.values()))
+        for i, o in enumerate(earlier):
+            close = Closeness.among(on[i], float(to_query[n]), qo[i], on, qo)  # itself ties: still the closest
             p = probability(o.text, newer.text, query, close)
             if p >= THRESHOLD and (best is None or p > best[0]):
                 best = (p, o)
