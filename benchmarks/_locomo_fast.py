@@ -76,15 +76,14 @@ def build_index(conv: Conversation, vecs: np.ndarray, ctx: np.ndarray | None = N
 def load(split: str = "dev", convs_spec: str = "0-9"):
     convs = load_locomo()
     ids = parse_conversations(convs_spec, split)
-    all_turn_texts = [t.text for c in convs for t in c.turns]
-    tv = embed_cached(all_turn_texts, "turns")
+    convs = [c for c in convs if c.index in ids]  # only these are embedded (a smoke run takes one)
+    tv = embed_cached([t.text for c in convs for t in c.turns], "turns")
     cv = embed_cached([x for c in convs for x in context_texts(c)], "context")
     off = 0
     data = []
     for c in convs:
         n = len(c.turns)
-        if c.index in ids:
-            data.append((c, tv[off:off + n], cv[off:off + n]))
+        data.append((c, tv[off:off + n], cv[off:off + n]))
         off += n
     qtexts = [q.question for c, *_ in data for q in c.questions]
     qv = embed_cached(qtexts, "questions")

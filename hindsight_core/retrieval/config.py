@@ -62,6 +62,14 @@ class RecallConfig(BaseModel):
     present_judge: bool = Field(True, description="Let the learned judge (lifecycle/rival_model.py) decide, where the "
                                 "rules cannot, whether a later active statement answers a question about the present "
                                 "in place of an earlier one it disagrees with. Fitted with the bundled MiniLM embedder.")
+    ranker: Literal["learned", "weighted"] = Field(
+        "learned", description="How the final pool is ordered: 'learned' rescores the head of the weighted ranking with "
+        "boosted trees fitted on LoCoMo dev (retrieval/learned.py); 'weighted' keeps the weighted sum of features. "
+        "Pools smaller than ranker_min_pool always use the weighted sum.")
+    ranker_head: int = Field(100, ge=1, description="Units of the weighted ranking the learned ranker rescores.")
+    ranker_min_pool: int = Field(60, ge=1, description="Least pool size the learned ranker is used on: it was fitted on "
+                                 "pools of conversation banks (about 100-600 units), whose standardised features a "
+                                 "handful of units does not resemble.")
     graph_weight: float = Field(0.18, ge=0.0, description="Weight of the graph channel's spreading activation.")
     graph_seeds: int = Field(20, ge=0, description="First-stage candidates whose entities seed the graph's second hop.")
     graph_entity_cap: int = Field(50, ge=1, description="Entities linked to more units than this do not spread.")

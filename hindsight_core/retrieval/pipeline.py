@@ -9,7 +9,10 @@
 2. The best first-stage units seed the graph channel (spreading activation from the query's
    entities and from the seeds' entities, 1-2 hops) and, optionally, keyword feedback; their
    finds join the pool, which is scored again with the graph activation as one more feature.
-3. MMR diversification and a cross-encoder reranker are optional (both off by default).
+3. On a pool of conversation size, boosted trees fitted on LoCoMo dev reorder the head of that
+   ranking (:mod:`~hindsight_core.retrieval.learned`: the same features, the neighbours' features
+   two turns either side, the kind of question); ``RecallConfig(ranker="weighted")`` keeps the sum.
+4. MMR diversification and a cross-encoder reranker are optional (both off by default).
 
 Every returned :class:`Candidate` lists each channel that found it as ``(channel, rank, score)``;
 "neighbour" marks a unit that entered the pool only as the neighbour of one that was found.
@@ -27,7 +30,7 @@ import numpy as np
 from hindsight_core.lifecycle.extract import extract_entities
 from hindsight_core.lifecycle.timeparse import parse_query_window
 from hindsight_core.retrieval import channels as ch
-from hindsight_core.retrieval import present
+from hindsight_core.retrieval import learned, present
 from hindsight_core.retrieval.config import RecallConfig
 from hindsight_core.retrieval.fusion import rrf_fuse
 from hindsight_core.retrieval.mmr import mmr
@@ -75,6 +78,20 @@ def _allowed(u: IndexedUnit, req: RetrievalRequest) -> bool:
 def _window(query: str, as_of: float) -> tuple[float, float] | None:
     win = parse_query_window(query, datetime.fromtimestamp(as_of, tz=timezone.utc))
     return None if win is None else (win[0].timestamp(), win[1].timestamp())
+
+
+def _learned_order(scorer: PoolScorer, pool: list[str], extras: dict[str, tuple[np.ndarray, float]], query: str,
+                   weighted: np.ndarray, order: np.ndarray, head_size: int) -> list[tuple[str, float]]:
+    """The head of the weighted ranking reordered by the learned ranker, then the rest in weighted
+    order, scored just below the head so the list stays sorted."""
+    head, tail = order[:head_size], order[head_size:]
+    learnt = learned.score(learned.features(scorer, pool, extras, query)[head])
+    by = np.argsort(-learnt, kind="stable")
+    fused = [(pool[head[j]], float(learnt[j])) for j in by]
+    if len(tail):
+        shift = float(learnt.min()) - 1e-3 - float(weighted[tail[0]])
+        fused.extend((pool[j], float(weighted[j]) + shift) for j in tail)
+    return fused
 
 
 def retrieve(request: RetrievalRequest, index: BankIndex, config: RecallConfig) -> tuple[list[Candidate], dict[str, Any]]:
@@ -169,7 +186,10 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
             extras["phrase"] = (ch.phrase_scores(text, pool, index), cfg.current_phrase_weight)
         final = scorer.score(pool, extras)
         order = np.argsort(-final, kind="stable")
-        fused = [(pool[j], float(final[j])) for j in order]
+        if cfg.ranker == "learned" and len(pool) >= cfg.ranker_min_pool:
+            fused = _learned_order(scorer, pool, extras, req.query, final, order, cfg.ranker_head)
+        else:
+            fused = [(pool[j], float(final[j])) for j in order]
     fused = present.inherit(fused, successor_of)
     # active facts a later one disagrees with
     earlier = present.rivals(fused, index, req.query, qvec if cfg.present_judge else None)

@@ -1,0 +1,123 @@
+"""Learned ranking of the candidate pool: boosted trees over the pool's standardised features.
+
+The weighted sum in :mod:`~hindsight_core.retrieval.scoring` gives every feature one weight for
+every question. The trees read the same features, the same features of the units one and two
+turns before and after (the answer often sits a turn or two from what the question names), and
+what kind of question it is (a list, a time window, "when", "how many", "where", how many of the
+bank's names it holds), so "when" questions can lean on time and list questions on the people
+they name. They rescore the head of the weighted ranking; the tail keeps its order below it.
+
+The trees are data in :mod:`~hindsight_core.retrieval._ranker_trees`, written by
+``python -m benchmarks.recall_model --write``, which fits them on LoCoMo's dev conversations
+(0-6) only, with the bundled all-MiniLM-L6-v2. Columns are standardised over each pool, so a
+different embedder shifts them less than raw cosines would, but the trees were not fitted on it:
+``RecallConfig(ranker="weighted")`` turns them off.
+
+Example:
+    >>> from hindsight_core.retrieval.learned import FEATURES
+    >>> FEATURES[:3]
+    ('cos', 'topic', 'kw')
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+import numpy as np
+
+from hindsight_core.retrieval.channels import asks_for_list, temporal_score
+
+if TYPE_CHECKING:
+    from hindsight_core.retrieval.scoring import PoolScorer
+
+__all__ = ["BASE", "FEATURES", "features", "score"]
+
+#: The pool columns the trees read, each standardised over the pool.
+BASE: tuple[str, ...] = ("cos", "topic", "kw", "ses", "spk", "tmp", "graph", "phrase")
+_SHIFTS = ("", "prev_", "next_", "prev2_", "next2_")
+_QUESTION = ("asks_list", "has_window", "when", "names", "how_many", "where")
+#: Every column of :func:`features`, in order.
+FEATURES: tuple[str, ...] = tuple(f"{s}{b}" for s in _SHIFTS for b in BASE) + _QUESTION
+
+
+def _base_columns(scorer: PoolScorer, ids: list[str], extras: Mapping[str, tuple[np.ndarray, float]]) -> np.ndarray:
+    units, n = scorer.index.units, len(ids)
+    cos = scorer.cosines(ids)
+    topic = scorer.topic_cosines(ids) if scorer.topic is not None else np.zeros(n)
+    kw = np.fromiter((scorer.keyword.get(i, 0.0) for i in ids), dtype=np.float64, count=n)
+    ses = np.fromiter((scorer.sessions.get(units[i].session_id or "", 0.0) for i in ids), dtype=np.float64, count=n)
+    named = scorer.named
+    spk = np.fromiter((1.0 if (units[i].speaker or "").lower() in named else 0.0 for i in ids), dtype=np.float64, count=n)
+    if scorer.window is not None:
+        slack = scorer.cfg.temporal_slack_days * 86400.0
+        tmp = np.fromiter((temporal_score(units[i], scorer.window, slack) for i in ids), dtype=np.float64, count=n)
+    else:
+        tmp = np.zeros(n)
+    graph = np.asarray(extras["graph"][0], dtype=np.float64) if "graph" in extras else np.zeros(n)
+    phrase = np.asarray(extras["phrase"][0], dtype=np.float64) if "phrase" in extras else np.zeros(n)
+    return np.column_stack([cos, topic, kw, ses, spk, tmp, graph, phrase])
+
+
+def features(scorer: PoolScorer, ids: list[str], extras: Mapping[str, tuple[np.ndarray, float]], query: str) -> np.ndarray:
+    """One row of :data:`FEATURES` per id in ``ids`` (the whole pool: columns are standardised over it)."""
+    f = _base_columns(scorer, ids, extras)
+    sd = f.std(axis=0)
+    sd[sd == 0] = 1.0
+    z = (f - f.mean(axis=0)) / sd
+    pos = dict(zip(ids, range(len(ids))))
+    adj = scorer.adjacent(ids)
+    prev = np.fromiter((pos.get(b, -1) if b is not None else -1 for b, _ in adj), dtype=np.intp, count=len(ids))
+    nxt = np.fromiter((pos.get(a, -1) if a is not None else -1 for _, a in adj), dtype=np.intp, count=len(ids))
+    prev2 = np.where(prev >= 0, prev[np.maximum(prev, 0)], -1)
+    next2 = np.where(nxt >= 0, nxt[np.maximum(nxt, 0)], -1)
+    floor = z.min(axis=0)  # a unit with no such neighbour in the pool gets the pool's lowest value
+
+    def shifted(at: np.ndarray) -> np.ndarray:
+        return np.where((at >= 0)[:, None], z[np.maximum(at, 0)], floor)
+
+    q = query.strip().lower()
+    question = np.array([float(asks_for_list(query)), float(scorer.window is not None), float(q.startswith("when")),
+                         float(len(scorer.named)), float(q.startswith("how many")), float(q.startswith("where"))])
+    return np.hstack([z, shifted(prev), shifted(nxt), shifted(prev2), shifted(next2),
+                      np.broadcast_to(question, (len(ids), len(question)))])
+
+
+def score(x: np.ndarray, trees: Mapping[str, Any] | None = None) -> np.ndarray:
+    """The trees' log-odds that each row of ``x`` is evidence for the question (``trees``: the
+    bundled ones when None, or a mapping as ``benchmarks.recall_model.fit`` returns)."""
+    model = _bundled() if trees is None else _Model(trees)
+    # the trees split float32 features at float64 thresholds, as scikit-learn fitted them
+    xf = np.asarray(x, dtype=np.float32).astype(np.float64)
+    node = np.broadcast_to(model.roots, (len(xf), len(model.roots))).copy()
+    rows = np.arange(len(xf))[:, None]
+    for _ in range(model.depth):  # a leaf points to itself, so every path can take all steps
+        go_left = xf[rows, model.feature[node]] <= model.threshold[node]
+        node = np.where(go_left, model.left[node], model.right[node])
+    return model.value[node].sum(axis=1)
+
+
+class _Model:
+    __slots__ = ("feature", "threshold", "left", "right", "value", "roots", "depth")
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        if list(data["features"]) != list(FEATURES):
+            raise ValueError("the trees were fitted on other features than learned.FEATURES; "
+                             "rewrite them with `python -m benchmarks.recall_model --write`.")
+        self.feature = np.asarray(data["feature"], dtype=np.intp)
+        self.threshold = np.asarray(data["threshold"], dtype=np.float64)
+        self.left = np.asarray(data["left"], dtype=np.intp)
+        self.right = np.asarray(data["right"], dtype=np.intp)
+        self.value = np.asarray(data["value"], dtype=np.float64)
+        self.roots = np.asarray(data["roots"], dtype=np.intp)
+        self.depth = int(data["depth"])
+
+
+_BUNDLED: list[_Model] = []
+
+
+def _bundled() -> _Model:
+    if not _BUNDLED:
+        from hindsight_core.retrieval._ranker_trees import TREES
+
+        _BUNDLED.append(_Model(TREES))
+    return _BUNDLED[0]

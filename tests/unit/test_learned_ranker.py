@@ -1,0 +1,105 @@
+"""The learned ranker: the shipped trees, fitting and reading trees, and where recall uses them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hindsight_core.retrieval import learned
+from hindsight_core.retrieval._ranker_trees import TREES
+from hindsight_core.retrieval.config import RecallConfig
+from hindsight_core.retrieval.memory_index import InMemoryBankIndex
+from hindsight_core.retrieval.pipeline import retrieve
+from hindsight_core.retrieval.types import IndexedUnit, RetrievalRequest
+from hindsight_core.testing import HashEmbedder
+
+
+def test_the_shipped_trees_read_these_features_and_every_leaf_ends_its_path():
+    assert TREES["features"] == list(learned.FEATURES)
+    feature, left, right = (np.asarray(TREES[k]) for k in ("feature", "left", "right"))
+    assert len(TREES["roots"]) >= 10 and feature.max() < len(learned.FEATURES)
+    leaves = np.flatnonzero(left == np.arange(len(left)))
+    assert len(leaves) and (right[leaves] == leaves).all()
+    assert np.isfinite(learned.score(np.zeros((3, len(learned.FEATURES))))).all()
+
+
+def test_trees_fitted_on_other_features_are_refused_with_how_to_fix():
+    with pytest.raises(ValueError, match="recall_model --write"):
+        learned.score(np.zeros((1, len(learned.FEATURES))), {**TREES, "features": ["cos"]})
+
+
+def _pools(n: int, seed: int):
+    from benchmarks.recall_model import Pool
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for q in range(n):
+        x = rng.normal(size=(80, len(learned.FEATURES)))
+        # evidence: high keyword score where the query's speaker spoke (an interaction a weighted sum misses)
+        y = ((x[:, 2] > 0.8) & (x[:, 4] > 0)).astype(float)
+        out.append(Pool(q % 10, 1, [f"u{q}-{i}" for i in range(80)], rng.normal(size=80), x, y))
+    return out
+
+
+def test_fit_learns_an_interaction_and_rescoring_reads_the_exported_trees():
+    from benchmarks.recall_model import fit, recall_at, rescore
+
+    trees = fit(_pools(60, 0), trees=15, depth=3)
+    test = [p for p in _pools(30, 1) if p.y.any()]
+    weighted = recall_at(test, [[p.ids[j] for j in np.argsort(-p.weighted)] for p in test])["all"]
+    learnt = recall_at(test, [rescore(p, trees, head=80) for p in test])["all"]
+    assert learnt >= 90 and weighted < 40, (learnt, weighted)
+    # a head of 10 keeps the weighted order's first 10 units in the top 10
+    p = test[0]
+    assert set(rescore(p, trees, head=10)[:10]) == {p.ids[j] for j in np.argsort(-p.weighted, kind="stable")[:10]}
+
+
+def _bank(n: int) -> tuple[InMemoryBankIndex, HashEmbedder]:
+    emb = HashEmbedder()
+    idx = InMemoryBankIndex()
+    topics = ["pottery", "camping", "painting", "running", "the museum", "a concert", "her dog", "the beach"]
+    texts = [f"{'Melanie' if i % 2 else 'Caroline'} said, \"I went to {topics[i % 8]} on day {i}.\"" for i in range(n)]
+    for i, (text, vec) in enumerate(zip(texts, emb.embed(texts))):
+        idx.add(IndexedUnit(id=f"t{i:03d}", seq=i, text=text, kind="world", status="active", source="user",
+                            session_id=f"s{i // 20}", episode_id=None, occurred_at=None, mentioned_at=1.7e9 + 60 * i,
+                            entities=[], importance=0.5, confidence=1.0, activity=0.0,
+                            speaker="Melanie" if i % 2 else "Caroline"), vec)
+    return idx, emb
+
+
+def _recall(idx, emb, cfg, query="What does Melanie do at the beach?"):
+    req = RetrievalRequest(query, emb.embed([query])[0], 1.8e9, cfg.k, frozenset({"active"}))
+    return retrieve(req, idx, cfg)[0]
+
+
+def test_a_pool_under_the_minimum_keeps_the_weighted_order():
+    idx, emb = _bank(30)
+    learnt = _recall(idx, emb, RecallConfig())
+    weighted = _recall(idx, emb, RecallConfig(ranker="weighted"))
+    assert [(c.id, c.score) for c in learnt] == [(c.id, c.score) for c in weighted]
+
+
+def test_a_large_pool_is_ranked_by_the_trees_and_scores_stay_sorted():
+    idx, emb = _bank(160)
+    cfg = RecallConfig(k=40, ranker_head=20)
+    learnt = _recall(idx, emb, cfg)
+    weighted = _recall(idx, emb, cfg.model_copy(update={"ranker": "weighted"}))
+    scores = [c.score for c in learnt]
+    assert scores == sorted(scores, reverse=True)
+    # the head is the weighted head, reordered; the tail follows in weighted order
+    assert {c.id for c in learnt[:20]} == {c.id for c in weighted[:20]}
+    assert [c.id for c in learnt[20:]] == [c.id for c in weighted[20:]]
+    assert [c.id for c in learnt[:20]] != [c.id for c in weighted[:20]]
+
+
+@pytest.mark.needs_data("locomo")
+def test_the_fitting_benchmark_runs_end_to_end(monkeypatch):
+    from benchmarks import _locomo_fast, recall_model
+
+    emb = HashEmbedder(64)
+    monkeypatch.setattr(_locomo_fast, "embed_cached", lambda texts, tag: emb.embed(texts))
+    out = recall_model.main(["--conversations", "0", "--trees", "3"])
+    rows = out["recall_at_10"]
+    assert set(rows) == {"dev (fitted on) weighted", "dev (fitted on) learned"}
+    assert out["questions"] > 100
+    assert all(0 < r["all"] <= 100 for r in rows.values())
