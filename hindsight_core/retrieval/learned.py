@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
-from hindsight_core.retrieval.channels import asks_for_list, temporal_score
+from hindsight_core.retrieval.channels import asks_for_list
 
 if TYPE_CHECKING:
     from hindsight_core.retrieval.scoring import PoolScorer
@@ -41,21 +41,12 @@ FEATURES: tuple[str, ...] = tuple(f"{s}{b}" for s in _SHIFTS for b in BASE) + _Q
 
 
 def _base_columns(scorer: PoolScorer, ids: list[str], extras: Mapping[str, tuple[np.ndarray, float]]) -> np.ndarray:
-    units, n = scorer.index.units, len(ids)
-    cos = scorer.cosines(ids)
+    n = len(ids)
     topic = scorer.topic_cosines(ids) if scorer.topic is not None else np.zeros(n)
-    kw = np.fromiter((scorer.keyword.get(i, 0.0) for i in ids), dtype=np.float64, count=n)
-    ses = np.fromiter((scorer.sessions.get(units[i].session_id or "", 0.0) for i in ids), dtype=np.float64, count=n)
-    named = scorer.named
-    spk = np.fromiter((1.0 if (units[i].speaker or "").lower() in named else 0.0 for i in ids), dtype=np.float64, count=n)
-    if scorer.window is not None:
-        slack = scorer.cfg.temporal_slack_days * 86400.0
-        tmp = np.fromiter((temporal_score(units[i], scorer.window, slack) for i in ids), dtype=np.float64, count=n)
-    else:
-        tmp = np.zeros(n)
+    own = scorer.unit_features(ids)  # BM25, session BM25, speaker named, time window
     graph = np.asarray(extras["graph"][0], dtype=np.float64) if "graph" in extras else np.zeros(n)
     phrase = np.asarray(extras["phrase"][0], dtype=np.float64) if "phrase" in extras else np.zeros(n)
-    return np.column_stack([cos, topic, kw, ses, spk, tmp, graph, phrase])
+    return np.column_stack([scorer.cosines(ids), topic, own, graph, phrase])
 
 
 def features(scorer: PoolScorer, ids: list[str], extras: Mapping[str, tuple[np.ndarray, float]], query: str) -> np.ndarray:

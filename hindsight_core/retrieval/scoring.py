@@ -35,6 +35,8 @@ class PoolScorer:
     topic: np.ndarray | None = None  # the query's topic vector (retrieval/topic.py), when it named a speaker
     _cos: dict[str, float] = field(default_factory=dict)
     _ctx: dict[str, float] = field(default_factory=dict)
+    _topic: dict[str, float] = field(default_factory=dict)
+    _last_units: tuple[list[str], np.ndarray] | None = None  # the pool unit_features was last asked for
     _raw: dict[str, tuple[float, ...]] = field(default_factory=dict)  # a unit's own features (_unit_features)
     _adj: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)  # its previous and next unit
 
@@ -45,9 +47,12 @@ class PoolScorer:
         return np.fromiter((self._cos[i] for i in ids), dtype=np.float64, count=len(ids))
 
     def topic_cosines(self, ids: list[str]) -> np.ndarray:
-        """Cosine of the query's topic vector with each unit (computed per call: pools are small)."""
+        """Cosine of the query's topic vector with each unit, cached like :meth:`cosines`."""
         assert self.topic is not None
-        return (self.index.vectors(ids) @ self.topic).astype(np.float64)
+        new = [i for i in ids if i not in self._topic]
+        if new:
+            self._topic.update(zip(new, (self.index.vectors(new) @ self.topic).tolist()))
+        return np.fromiter((self._topic[i] for i in ids), dtype=np.float64, count=len(ids))
 
     def context_cosines(self, ids: list[str]) -> np.ndarray:
         """Cosine of the query with each unit's context-window embedding."""
@@ -86,38 +91,37 @@ class PoolScorer:
                 adj[i] = prev_next(i)
         return [adj[i] for i in ids]
 
-    def _unit_columns(self) -> list[float]:
-        """The weights of the features :meth:`_unit_features` computes, in its column order."""
+    def _unit_columns(self) -> list[int]:
+        """Which columns of :meth:`unit_features` the weighted sum uses, and :meth:`_unit_weights` their weights."""
         cfg = self.cfg
-        return [w for w, on in ((cfg.keyword_weight, True), (cfg.session_weight, True),
-                                (cfg.speaker_weight, bool(self.named)),
-                                (cfg.temporal_weight, self.window is not None)) if w and on]
+        return [c for c, (w, on) in enumerate(((cfg.keyword_weight, True), (cfg.session_weight, True),
+                                               (cfg.speaker_weight, bool(self.named)),
+                                               (cfg.temporal_weight, self.window is not None))) if w and on]
 
-    def _unit_features(self, ids: list[str]) -> np.ndarray:
-        """The features that depend on the unit alone (BM25, its session's BM25, "the query names
-        its speaker", closeness to the window), one row per id, computed once per unit: the pool
-        is scored twice and the second pool holds the first."""
-        raw, cfg, units = self._raw, self.cfg, self.index.units
-        kw = self.keyword if cfg.keyword_weight else None
-        sessions = self.sessions if cfg.session_weight else None
-        named = self.named if cfg.speaker_weight and self.named else None
-        window = self.window if cfg.temporal_weight else None
-        slack = cfg.temporal_slack_days * 86400.0
+    def _unit_weights(self) -> list[float]:
+        cfg = self.cfg
+        weights = (cfg.keyword_weight, cfg.session_weight, cfg.speaker_weight, cfg.temporal_weight)
+        return [weights[c] for c in self._unit_columns()]
+
+    def unit_features(self, ids: list[str]) -> np.ndarray:
+        """The features that depend on the unit alone, one row per id, columns: BM25, its session's
+        BM25, "the query names its speaker", closeness to the window (0 without one). Computed
+        once per unit: the pool is scored twice and the second pool holds the first."""
+        if self._last_units is not None and self._last_units[0] is ids:  # scoring, then the learned ranker
+            return self._last_units[1]
+        raw, units = self._raw, self.index.units
+        kw, sessions, named, window = self.keyword, self.sessions, self.named, self.window
+        slack = self.cfg.temporal_slack_days * 86400.0
         for i in ids:
             if i in raw:
                 continue
             u = units[i]
-            row: list[float] = []
-            if kw is not None:
-                row.append(kw.get(i, 0.0))
-            if sessions is not None:
-                row.append(sessions.get(u.session_id or "", 0.0))
-            if named is not None:
-                row.append(1.0 if (u.speaker or "").lower() in named else 0.0)
-            if window is not None:
-                row.append(temporal_score(u, window, slack))
-            raw[i] = tuple(row)
-        return np.array([raw[i] for i in ids], dtype=np.float64).reshape(len(ids), -1)
+            raw[i] = (kw.get(i, 0.0), sessions.get(u.session_id or "", 0.0),
+                      1.0 if named and (u.speaker or "").lower() in named else 0.0,
+                      temporal_score(u, window, slack) if window is not None else 0.0)
+        out = np.array([raw[i] for i in ids], dtype=np.float64).reshape(len(ids), 4)
+        self._last_units = (ids, out)
+        return out
 
     def score(self, ids: list[str], extras: Mapping[str, tuple[np.ndarray, float]] | None = None) -> np.ndarray:
         """Fused score of each id in ``ids`` (same order)."""
@@ -130,11 +134,11 @@ class PoolScorer:
         if cfg.topic_weight and self.topic is not None:
             cols.append(self.topic_cosines(ids))
             weights.append(cfg.topic_weight)
-        unit_weights = self._unit_columns()
-        if unit_weights:
-            own = self._unit_features(ids)
-            cols.extend(own[:, c] for c in range(own.shape[1]))
-            weights.extend(unit_weights)
+        used = self._unit_columns()
+        if used:
+            own = self.unit_features(ids)
+            cols.extend(own[:, c] for c in used)
+            weights.extend(self._unit_weights())
         for col, w in [*self._context_columns(ids), *(extras or {}).values()]:
             if w:
                 cols.append(np.asarray(col, dtype=np.float64))
