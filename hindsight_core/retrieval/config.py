@@ -65,7 +65,8 @@ class RecallConfig(BaseModel):
     ranker: Literal["learned", "weighted"] = Field(
         "learned", description="How the final pool is ordered: 'learned' rescores the head of the weighted ranking with "
         "boosted trees fitted on LoCoMo dev (retrieval/learned.py); 'weighted' keeps the weighted sum of features. "
-        "Pools smaller than ranker_min_pool always use the weighted sum.")
+        "Pools smaller than ranker_min_pool, and recalls limited to kinds without 'world' (lessons and skills: "
+        "recall_lessons), always use the weighted sum: the trees were fitted on conversation turns.")
     ranker_head: int = Field(100, ge=1, description="Units of the weighted ranking the learned ranker rescores.")
     ranker_min_pool: int = Field(60, ge=1, description="Least pool size the learned ranker is used on: it was fitted on "
                                  "pools of conversation banks (about 100-600 units), whose standardised features a "

@@ -6,6 +6,8 @@ turns before and after (the answer often sits a turn or two from what the questi
 what kind of question it is (a list, a time window, "when", "how many", "where", how many of the
 bank's names it holds), so "when" questions can lean on time and list questions on the people
 they name. They rescore the head of the weighted ranking; the tail keeps its order below it.
+Small pools and lessons-only recalls (kinds without ``world``) keep the weighted sum: the trees
+were fitted on conversation turns, and lesson recall orders failure lessons before success ones.
 
 The trees are data in :mod:`~hindsight_core.retrieval._ranker_trees`, written by
 ``python -m benchmarks.recall_model --write``, which fits them on LoCoMo's dev conversations

@@ -9,8 +9,8 @@
 2. The best first-stage units seed the graph channel (spreading activation from the query's
    entities and from the seeds' entities, 1-2 hops) and, optionally, keyword feedback; their
    finds join the pool, which is scored again with the graph activation as one more feature.
-3. On a pool of conversation size, boosted trees fitted on LoCoMo dev reorder the head of that
-   ranking (:mod:`~hindsight_core.retrieval.learned`: the same features, the neighbours' features
+3. On a pool of conversation size that may hold captured text (not a lessons-only recall), boosted
+   trees fitted on LoCoMo dev reorder the head of that ranking (:mod:`~hindsight_core.retrieval.learned`: the same features, the neighbours' features
    two turns either side, the kind of question); ``RecallConfig(ranker="weighted")`` keeps the sum.
 4. MMR diversification and a cross-encoder reranker are optional (both off by default).
 
@@ -186,7 +186,7 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
             extras["phrase"] = (ch.phrase_scores(text, pool, index), cfg.current_phrase_weight)
         final = scorer.score(pool, extras)
         order = np.argsort(-final, kind="stable")
-        if cfg.ranker == "learned" and len(pool) >= cfg.ranker_min_pool:
+        if cfg.ranker == "learned" and len(pool) >= cfg.ranker_min_pool and (req.kinds is None or "world" in req.kinds):
             fused = _learned_order(scorer, pool, extras, req.query, final, order, cfg.ranker_head)
         else:
             fused = [(pool[j], float(final[j])) for j in order]

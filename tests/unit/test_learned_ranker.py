@@ -67,8 +67,8 @@ def _bank(n: int) -> tuple[InMemoryBankIndex, HashEmbedder]:
     return idx, emb
 
 
-def _recall(idx, emb, cfg, query="What does Melanie do at the beach?"):
-    req = RetrievalRequest(query, emb.embed([query])[0], 1.8e9, cfg.k, frozenset({"active"}))
+def _recall(idx, emb, cfg, query="What does Melanie do at the beach?", kinds=None):
+    req = RetrievalRequest(query, emb.embed([query])[0], 1.8e9, cfg.k, frozenset({"active"}), kinds=kinds)
     return retrieve(req, idx, cfg)[0]
 
 
@@ -90,6 +90,18 @@ def test_a_large_pool_is_ranked_by_the_trees_and_scores_stay_sorted():
     assert {c.id for c in learnt[:20]} == {c.id for c in weighted[:20]}
     assert [c.id for c in learnt[20:]] == [c.id for c in weighted[20:]]
     assert [c.id for c in learnt[:20]] != [c.id for c in weighted[:20]]
+
+
+def test_a_lessons_only_recall_keeps_the_weighted_order():
+    idx, emb = _bank(160)
+    for u in idx.units.values():
+        u.kind = "observation"
+    cfg = RecallConfig(k=40, ranker_head=20)
+    lessons = frozenset({"observation", "skill"})
+    learnt = _recall(idx, emb, cfg, kinds=lessons)
+    weighted = _recall(idx, emb, cfg.model_copy(update={"ranker": "weighted"}), kinds=lessons)
+    assert len(learnt) == 40 and [c.id for c in learnt] == [c.id for c in weighted]
+    assert [c.id for c in _recall(idx, emb, cfg, kinds=lessons | {"world"})] != [c.id for c in weighted]
 
 
 @pytest.mark.needs_data("locomo")
