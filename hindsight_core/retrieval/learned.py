@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
@@ -32,7 +33,7 @@ from hindsight_core.retrieval.channels import asks_for_list
 if TYPE_CHECKING:
     from hindsight_core.retrieval.scoring import PoolScorer
 
-__all__ = ["BASE", "FEATURES", "features", "score"]
+__all__ = ["BASE", "FEATURES", "features", "rerank_head", "score"]
 
 #: The pool columns the trees read, each standardised over the pool.
 BASE: tuple[str, ...] = ("cos", "topic", "kw", "ses", "spk", "tmp", "graph", "phrase")
@@ -57,10 +58,7 @@ def features(scorer: PoolScorer, ids: list[str], extras: Mapping[str, tuple[np.n
     sd = f.std(axis=0)
     sd[sd == 0] = 1.0
     z = (f - f.mean(axis=0)) / sd
-    pos = dict(zip(ids, range(len(ids))))
-    adj = scorer.adjacent(ids)
-    prev = np.fromiter((pos.get(b, -1) if b is not None else -1 for b, _ in adj), dtype=np.intp, count=len(ids))
-    nxt = np.fromiter((pos.get(a, -1) if a is not None else -1 for _, a in adj), dtype=np.intp, count=len(ids))
+    prev, nxt = scorer.neighbour_positions(ids)
     prev2 = np.where(prev >= 0, prev[np.maximum(prev, 0)], -1)
     next2 = np.where(nxt >= 0, nxt[np.maximum(nxt, 0)], -1)
     floor = z.min(axis=0)  # a unit with no such neighbour in the pool gets the pool's lowest value
@@ -73,6 +71,16 @@ def features(scorer: PoolScorer, ids: list[str], extras: Mapping[str, tuple[np.n
                          float(len(scorer.named)), float(q.startswith("how many")), float(q.startswith("where"))])
     return np.hstack([z, shifted(prev), shifted(nxt), shifted(prev2), shifted(next2),
                       np.broadcast_to(question, (len(ids), len(question)))])
+
+
+def rerank_head(x: np.ndarray, order: np.ndarray, head_size: int,
+                trees: Mapping[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``head_size`` positions of ``order`` (a weighted ranking of the rows of ``x``),
+    best first by the trees, and their scores in that order."""
+    head = order[:head_size]
+    learnt = score(x[head], trees)
+    by = np.argsort(-learnt, kind="stable")
+    return head[by], learnt[by]
 
 
 def score(x: np.ndarray, trees: Mapping[str, Any] | None = None) -> np.ndarray:
@@ -105,12 +113,8 @@ class _Model:
         self.depth = int(data["depth"])
 
 
-_BUNDLED: list[_Model] = []
-
-
+@functools.cache
 def _bundled() -> _Model:
-    if not _BUNDLED:
-        from hindsight_core.retrieval._ranker_trees import TREES
+    from hindsight_core.retrieval._ranker_trees import TREES
 
-        _BUNDLED.append(_Model(TREES))
-    return _BUNDLED[0]
+    return _Model(TREES)

@@ -84,10 +84,9 @@ def _learned_order(scorer: PoolScorer, pool: list[str], extras: dict[str, tuple[
                    weighted: np.ndarray, order: np.ndarray, head_size: int) -> list[tuple[str, float]]:
     """The head of the weighted ranking reordered by the learned ranker, then the rest in weighted
     order, scored just below the head so the list stays sorted."""
-    head, tail = order[:head_size], order[head_size:]
-    learnt = learned.score(learned.features(scorer, pool, extras, query)[head])
-    by = np.argsort(-learnt, kind="stable")
-    fused = [(pool[head[j]], float(learnt[j])) for j in by]
+    head, learnt = learned.rerank_head(learned.features(scorer, pool, extras, query), order, head_size)
+    fused = [(pool[j], float(s)) for j, s in zip(head, learnt)]
+    tail = order[head_size:]
     if len(tail):
         shift = float(learnt.min()) - 1e-3 - float(weighted[tail[0]])
         fused.extend((pool[j], float(weighted[j]) + shift) for j in tail)

@@ -91,17 +91,12 @@ class PoolScorer:
                 adj[i] = prev_next(i)
         return [adj[i] for i in ids]
 
-    def _unit_columns(self) -> list[int]:
-        """Which columns of :meth:`unit_features` the weighted sum uses, and :meth:`_unit_weights` their weights."""
+    def _unit_columns(self) -> list[tuple[int, float]]:
+        """The columns of :meth:`unit_features` the weighted sum uses, with their weights."""
         cfg = self.cfg
-        return [c for c, (w, on) in enumerate(((cfg.keyword_weight, True), (cfg.session_weight, True),
-                                               (cfg.speaker_weight, bool(self.named)),
-                                               (cfg.temporal_weight, self.window is not None))) if w and on]
-
-    def _unit_weights(self) -> list[float]:
-        cfg = self.cfg
-        weights = (cfg.keyword_weight, cfg.session_weight, cfg.speaker_weight, cfg.temporal_weight)
-        return [weights[c] for c in self._unit_columns()]
+        return [(c, w) for c, (w, on) in enumerate(((cfg.keyword_weight, True), (cfg.session_weight, True),
+                                                    (cfg.speaker_weight, bool(self.named)),
+                                                    (cfg.temporal_weight, self.window is not None))) if w and on]
 
     def unit_features(self, ids: list[str]) -> np.ndarray:
         """The features that depend on the unit alone, one row per id, columns: BM25, its session's
@@ -137,8 +132,8 @@ class PoolScorer:
         used = self._unit_columns()
         if used:
             own = self.unit_features(ids)
-            cols.extend(own[:, c] for c in used)
-            weights.extend(self._unit_weights())
+            cols.extend(own[:, c] for c, _ in used)
+            weights.extend(w for _, w in used)
         for col, w in [*self._context_columns(ids), *(extras or {}).values()]:
             if w:
                 cols.append(np.asarray(col, dtype=np.float64))
@@ -151,13 +146,17 @@ class PoolScorer:
             return base
         return base + self._propagate(ids, base)
 
-    def _propagate(self, ids: list[str], base: np.ndarray) -> np.ndarray:
+    def neighbour_positions(self, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Position in ``ids`` of each unit's previous and of its next unit, -1 when it has none there."""
         pos = dict(zip(ids, range(len(ids))))
         adj = self.adjacent(ids)
-        floor = float(base.min())
-        # position of each unit's previous / next unit in the pool, -1 when it has none there
         before = np.fromiter((pos.get(b, -1) if b is not None else -1 for b, _ in adj), dtype=np.intp, count=len(ids))
         after = np.fromiter((pos.get(a, -1) if a is not None else -1 for _, a in adj), dtype=np.intp, count=len(ids))
+        return before, after
+
+    def _propagate(self, ids: list[str], base: np.ndarray) -> np.ndarray:
+        before, after = self.neighbour_positions(ids)
+        floor = float(base.min())
         prev = np.where(before >= 0, base[before], floor)
         nxt = np.where(after >= 0, base[after], floor)
         return self.cfg.prev_weight * prev + self.cfg.next_weight * nxt

@@ -37,7 +37,7 @@ def _pools(n: int, seed: int):
         x = rng.normal(size=(80, len(learned.FEATURES)))
         # evidence: high keyword score where the query's speaker spoke (an interaction a weighted sum misses)
         y = ((x[:, 2] > 0.8) & (x[:, 4] > 0)).astype(float)
-        out.append(Pool(q % 10, 1, [f"u{q}-{i}" for i in range(80)], rng.normal(size=80), x, y))
+        out.append(Pool(q % 10, 1, [f"u{q}-{i}" for i in range(80)], rng.normal(size=80), x, y, int(y.sum())))
     return out
 
 
