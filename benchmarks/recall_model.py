@@ -44,6 +44,7 @@ class Pool:
     weighted: np.ndarray  # the weighted sum's score of each id
     x: np.ndarray  # learned.features, one row per id
     y: np.ndarray  # 1.0 where the id is an evidence turn
+    evidence: int  # the question's evidence turns, in the pool or not (recall's denominator)
 
 
 def collect(convs_spec: str = "0-9", cfg: RecallConfig | None = None) -> list[Pool]:
@@ -74,7 +75,7 @@ def collect(convs_spec: str = "0-9", cfg: RecallConfig | None = None) -> list[Po
                     continue
                 gold = set(q.evidence)
                 y = np.array([1.0 if i in gold else 0.0 for i in seen["ids"]])
-                pools.append(Pool(conv.index, q.category, seen["ids"], seen["weighted"], seen["x"], y))
+                pools.append(Pool(conv.index, q.category, seen["ids"], seen["weighted"], seen["x"], y, len(gold)))
     finally:
         pipeline._learned_order = original
     return pools
@@ -125,14 +126,17 @@ def fit(pools: Iterable[Pool], trees: int = TREES, depth: int = DEPTH, rate: flo
 def rescore(pool: Pool, trees: dict[str, Any], head: int) -> list[str]:
     """The pool's ids in the order the pipeline gives them with ``trees`` (head rescored, tail as weighted)."""
     order = np.argsort(-pool.weighted, kind="stable")
-    top = order[:head]
-    scores = learned.score(pool.x[top], trees)
-    return [pool.ids[top[j]] for j in np.argsort(-scores, kind="stable")] + [pool.ids[j] for j in order[head:]]
+    top, _ = learned.rerank_head(pool.x, order, head, trees)
+    return [pool.ids[j] for j in top] + [pool.ids[j] for j in order[head:]]
 
 
 def recall_at(pools: list[Pool], orders: list[list[str]], k: int = 10) -> dict[str, float]:
+    """Evidence recall@k as ``benchmarks.locomo`` counts it: evidence never pooled counts as missed."""
+    found = [len({i for i, y in zip(p.ids, p.y) if y} & set(order[:k])) / max(1, p.evidence)
+             for p, order in zip(pools, orders)]
+
     def mean(sel: list[int]) -> float:
-        return round(100 * float(np.mean([float(pools[i].y[np.isin(pools[i].ids, orders[i][:k])].sum() / max(1.0, pools[i].y.sum())) for i in sel])), 2) if sel else float("nan")
+        return round(100 * float(np.mean([found[i] for i in sel])), 2) if sel else float("nan")
 
     every = list(range(len(pools)))
     out = {"all": mean(every)}
