@@ -9,6 +9,7 @@ with a normalised-name fallback for distributions that are not installed here.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 import tomllib
@@ -45,6 +46,7 @@ def _declared() -> dict[str, str]:
     return out
 
 
+@functools.cache
 def _imports() -> dict[str, str]:
     """Top-level module -> one file that imports it, over our packages (lazy imports included)."""
     found: dict[str, str] = {}
@@ -70,8 +72,13 @@ def _third_party(imports: dict[str, str]) -> dict[str, str]:
     return {m: f for m, f in imports.items() if m not in sys.stdlib_module_names and m not in OURS}
 
 
+@functools.cache
+def _installed() -> dict[str, list[str]]:
+    return packages_distributions()  # reads every installed distribution's metadata: once per run
+
+
 def _dists_of(module: str) -> set[str]:
-    installed = packages_distributions().get(module)
+    installed = _installed().get(module)
     return {_name(d) for d in installed} if installed else {_name(module)}
 
 
