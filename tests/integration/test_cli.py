@@ -1,13 +1,29 @@
-"""The ``hindsight`` command line, run for real in subprocesses against a store built in-process.
+"""The ``hindsight`` command line against a store built in-process.
 
-One store is shared by the module (the model loads once here; only ``recall`` and a re-embedding
-``import`` load it in their subprocess). Every subcommand gets a bad-input case: exit code and a
-message that says what to do.
+One store is shared by the module. Every subcommand gets a bad-input case: exit code and a message that
+says what to do.
+
+Most commands run in-process (``run_main``, and ``hs`` for the shared store): ``cli.main(argv)`` with
+stdout, stderr and stdin swapped for strings, in the store's folder, ``sys.argv``, ``sys.path`` and the
+environment put back afterwards, and ``SystemExit`` (argparse errors, ``--help``) turned into the exit
+code. Each call must close its engine: ``run_main`` checks that the store folder's lock is released.
+A subprocess paid imports, Chroma and the model (5-10 s) for every call; in-process the model the
+module loaded once is reused and the file runs in a fraction of the time.
+
+A few tests still run ``python -m hindsight_core.cli`` in a real subprocess (``run_cli``), so the entry
+point stays tested end to end, and because what they check is about the process itself:
+``demo`` then ``banks`` (the default store from ``$HINDSIGHT_PATH`` / the working folder, and model
+loading that prints no "Loading weights" bar, which only a process that loads the model shows),
+``bench`` without its data (``$HINDSIGHT_LOCOMO`` read by the harness), and ``capture``'s progress bar
+(stderr exactly empty when it is not a terminal: only a process sees everything written to it).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -53,9 +69,48 @@ def store(tmp_path_factory, embedder):
     return {"path": path, "ids": ids, "units": units}
 
 
+def run_main(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """``hindsight ARGS`` in this process: ``cli.main`` with captured output, as a subprocess would report it."""
+    from hindsight_core import cli
+    from hindsight_core.storage import _folder_lock
+
+    saved_env, saved_argv, saved_path, saved_cwd = dict(os.environ), list(sys.argv), list(sys.path), os.getcwd()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+                _swapped_stdin(io.StringIO(stdin or "")):
+            try:
+                code = cli.main(list(args))
+            except SystemExit as exc:  # argparse errors and --help exit, as the process would
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+                if isinstance(exc.code, str):
+                    print(exc.code, file=sys.stderr)
+    finally:
+        os.chdir(saved_cwd)
+        sys.argv[:], sys.path[:] = saved_argv, saved_path  # `bench` sets sys.argv for the harness
+        for key in set(os.environ) - set(saved_env):
+            del os.environ[key]
+        os.environ.update(saved_env)
+    result = subprocess.CompletedProcess(["hindsight", *args], code, out.getvalue(), err.getvalue())
+    assert "Traceback" not in result.stderr, result.stderr  # never a traceback, whatever went wrong
+    if "--path" in args:  # the command closed its engine: the folder is free for the next process
+        folder = os.path.realpath(args[args.index("--path") + 1])
+        assert _folder_lock.holders(folder) == 0, f"hindsight {' '.join(args)} left the store open"
+    return result
+
+
+@contextlib.contextmanager
+def _swapped_stdin(stream: io.StringIO):
+    saved, sys.stdin = sys.stdin, stream
+    try:
+        yield
+    finally:
+        sys.stdin = saved
+
+
 def hs(store, *args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "hindsight_core.cli", "--path", str(store["path"]), *args],
-                          capture_output=True, text=True, timeout=180, cwd=cwd or store["path"].parent, input=stdin)
+    return run_main("--path", str(store["path"]), *args, cwd=cwd or store["path"].parent, stdin=stdin)
 
 
 def test_the_store_has_what_the_round_trip_must_keep(store):
@@ -75,8 +130,7 @@ def test_banks_and_stats_print_tables(store, tmp_path):
     out = hs(store, "stats", "demo")
     assert out.returncode == 0 and "superseded" in out.stdout and "graph:" in out.stdout
 
-    missing = subprocess.run([sys.executable, "-m", "hindsight_core.cli", "--path", str(tmp_path / "nope"), "banks"],
-                             capture_output=True, text=True, cwd=tmp_path)
+    missing = run_main("--path", str(tmp_path / "nope"), "banks", cwd=tmp_path)
     assert missing.returncode == 3 and "no memory store at" in missing.stderr and "--path" in missing.stderr
     bad = hs(store, "stats", "nope")
     assert bad.returncode == 3 and "`hindsight banks` lists the banks" in bad.stderr
@@ -242,8 +296,7 @@ def test_bench_delegates_to_the_source_checkout(store):
 
 # ---- first hour: one store, ids that round-trip, read-only recall, no tracebacks -------------------------
 def run_cli(*args: str, cwd: Path, env: dict[str, str | None] | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
-    import os
-
+    """``python -m hindsight_core.cli ARGS`` in a real process, for what only a process shows (see the top)."""
     full_env = {k: v for k, v in {**os.environ, **(env or {})}.items() if v is not None}
     out = subprocess.run([sys.executable, "-m", "hindsight_core.cli", *args], capture_output=True, text=True,
                          timeout=300, cwd=cwd, env=full_env, input=stdin)
@@ -327,7 +380,7 @@ def test_bench_without_its_data_says_how_to_get_it(store, tmp_path):
 def test_import_of_invalid_utf8_is_a_clear_error(store, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b'{"format": "hindsight-export"}\n\xff\xfe\xfa not text\n')
-    out = run_cli("--path", str(store["path"]), "import", str(bad), "--bank", "utf", cwd=tmp_path)
+    out = run_main("--path", str(store["path"]), "import", str(bad), "--bank", "utf", cwd=tmp_path)
     assert out.returncode == 2 and "not UTF-8" in out.stderr
     assert "utf" not in hs(store, "banks").stdout.split()
 
@@ -353,9 +406,10 @@ def test_a_failed_export_leaves_no_partial_file(store, tmp_path, monkeypatch, ca
     assert target.read_text() == "the previous export\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]  # no temporary file left behind
 
-    out = run_cli("--path", str(store["path"]), "export", "demo", "-o", "/proc/hindsight.jsonl", cwd=tmp_path)
+    monkeypatch.undo()  # the real writer again, for the checks that fail before it writes
+    out = run_main("--path", str(store["path"]), "export", "demo", "-o", "/proc/hindsight.jsonl", cwd=tmp_path)
     assert out.returncode == 4 and "cannot write" in out.stderr  # a folder nobody may write into
-    out = run_cli("--path", str(store["path"]), "export", "demo", "-o", str(tmp_path), cwd=tmp_path)
+    out = run_main("--path", str(store["path"]), "export", "demo", "-o", str(tmp_path), cwd=tmp_path)
     assert out.returncode == 2 and "it is a folder" in out.stderr
 
 
@@ -368,18 +422,18 @@ def test_banks_lists_banks_of_other_embedders_and_embedder_opens_them(tmp_path, 
         eng.bank("minilm").capture("The billing service listens on port 8080.")
     with MemoryEngine(path, embedder=HashEmbedder(64)) as eng:
         eng.bank("hashed").capture("The search cluster runs Postgres 16 on k8s.")
-    out = run_cli("--path", str(path), "banks", cwd=tmp_path)
+    out = run_main("--path", str(path), "banks", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     rows = {line.split()[0]: line for line in out.stdout.splitlines()[2:]}
     assert set(rows) == {"hashed", "minilm"} and "hash-64" in rows["hashed"] and "--embedder" in rows["hashed"]
 
-    auto = run_cli("--path", str(path), "recall", "hashed", "which database?", cwd=tmp_path)
+    auto = run_main("--path", str(path), "recall", "hashed", "which database?", cwd=tmp_path)
     assert auto.returncode == 0 and "Postgres 16" in auto.stdout, auto.stderr  # the bank's own embedder
-    refused = run_cli("--path", str(path), "--embedder", "hash:32", "recall", "hashed", "which database?", cwd=tmp_path)
+    refused = run_main("--path", str(path), "--embedder", "hash:32", "recall", "hashed", "which database?", cwd=tmp_path)
     assert refused.returncode == 2 and "--embedder" in refused.stderr
-    found = run_cli("--path", str(path), "--embedder", "hash:64", "recall", "hashed", "which database?", cwd=tmp_path)
+    found = run_main("--path", str(path), "--embedder", "hash:64", "recall", "hashed", "which database?", cwd=tmp_path)
     assert found.returncode == 0 and "Postgres 16" in found.stdout, found.stderr
-    bad = run_cli("--path", str(path), "--embedder", "hash:big", "banks", cwd=tmp_path)
+    bad = run_main("--path", str(path), "--embedder", "hash:big", "banks", cwd=tmp_path)
     assert bad.returncode == 2 and "hash:DIM" in bad.stderr
 
 
@@ -388,10 +442,10 @@ def test_a_folder_that_is_not_a_store_is_not_made_one_unless_asked(tmp_path):
     folder.mkdir()
     (folder / "notes.txt").write_text("mine")
     for args in (("banks",), ("--embedder", "hash", "capture", "b", "hello there, this is a memory")):
-        out = run_cli("--path", str(folder), *args, cwd=tmp_path)
+        out = run_main("--path", str(folder), *args, cwd=tmp_path)
         assert out.returncode == 2 and "not a hindsight store" in out.stderr and "--create" in out.stderr
         assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]  # nothing created
-    made = run_cli("--path", str(folder), "--create", "--embedder", "hash", "capture", "b",
+    made = run_main("--path", str(folder), "--create", "--embedder", "hash", "capture", "b",
                    "The staging cluster was upgraded to Postgres 16.", cwd=tmp_path)
     assert made.returncode == 0 and (folder / "chroma.sqlite3").is_file(), made.stderr
 
