@@ -41,7 +41,9 @@ def _pct(values: list[float]) -> dict[str, float]:
     return {"p50": round(float(np.percentile(values, 50)), 1), "p95": round(float(np.percentile(values, 95)), 1)}
 
 
-def run(conversation: int = 3, fresh_repeats: int = 3) -> dict[str, object]:
+def run(conversation: int = 3, fresh_repeats: int = 3, max_questions: int | None = None) -> dict[str, object]:
+    """Ingest one LoCoMo conversation and time its questions' recalls (``max_questions``: the first
+    that many only, for a smoke run)."""
     from hindsight_core import CaptureItem, MemoryEngine
     from hindsight_core._expansion_ops import forget_word_vectors, learn_vocabulary
     from hindsight_core.retrieval.config import RecallConfig
@@ -57,7 +59,7 @@ def run(conversation: int = 3, fresh_repeats: int = 3) -> dict[str, object]:
     ingest = len(items) / (time.perf_counter() - started)
     engine.drain(120)  # the vocabulary of what was captured is learnt in the background ...
     learn_vocabulary(bank.store)  # ... when the default config expands; for the comparison below either way
-    questions = [q.question for q in conv.questions]
+    questions = [q.question for q in conv.questions][:max_questions]
     started = time.perf_counter()
     bank.recall(questions[0], k=10)
     first = (time.perf_counter() - started) * 1000
