@@ -10,8 +10,9 @@
    entities and from the seeds' entities, 1-2 hops) and, optionally, keyword feedback; their
    finds join the pool, which is scored again with the graph activation as one more feature.
 3. On a pool of conversation size that may hold captured text (not a lessons-only recall), boosted
-   trees fitted on LoCoMo dev reorder the head of that ranking (:mod:`~hindsight_core.retrieval.learned`: the same features, the neighbours' features
-   two turns either side, the kind of question); ``RecallConfig(ranker="weighted")`` keeps the sum.
+   trees fitted on LoCoMo dev reorder the head of that ranking
+   (:mod:`~hindsight_core.retrieval.learned`: the same features, the neighbours' features two turns
+   either side, the kind of question); ``RecallConfig(ranker="weighted")`` keeps the sum.
 4. MMR diversification and a cross-encoder reranker are optional (both off by default).
 
 Every returned :class:`Candidate` lists each channel that found it as ``(channel, rank, score)``;
