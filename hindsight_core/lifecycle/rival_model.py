@@ -50,7 +50,7 @@ from hindsight_core.lifecycle.update_cues import (assertive_part, clause_look_al
                                                   relations, split_clauses, update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_rules import one_belief, other_possessor, said, subject_substituted
 
-__all__ = ["Closeness", "FEATURES", "features", "probability", "score", "THRESHOLD", "MIN_CLOSENESS"]
+__all__ = ["Closeness", "FEATURES", "asks_about_now", "features", "probability", "score", "THRESHOLD", "MIN_CLOSENESS"]
 
 #: The signals, in the order of the fitted weights.
 FEATURES: tuple[str, ...] = (
@@ -99,13 +99,24 @@ _CAPITALISED = re.compile(r"\b[A-Z][\w'-]+")
 _INNER_CAPITALISED = re.compile(r"(?<!^)(?<![.?!] )\b[A-Z][\w'-]+")
 
 
+def asks_about_now(query: str) -> bool:
+    """Whether ``query`` may ask for a present value a later statement could change (False for a
+    question about a past event or a supposition: every pair's probability is then 0.0).
+
+    Example:
+        >>> asks_about_now("Where does Maria live now?"), asks_about_now("When did Maria move?")
+        (True, False)
+    """
+    return _NOT_ABOUT_NOW.search(query) is None
+
+
 @functools.lru_cache(maxsize=4096)
 def _text_signals(older: str, newer: str, query: str) -> tuple[float, ...] | None:
     """The signals read off the words alone (cached: recall meets the same pairs again), or None
     when the question asks about a past event or a supposition, the earlier text is no single statement (a chat turn,
     a story) or the later text is a look-alike as a whole."""
     older, newer = said(older), said(newer)
-    if _NOT_ABOUT_NOW.search(query) or not one_belief(older):
+    if not asks_about_now(query) or not one_belief(older):
         return None  # a past event is not updated; a chat turn or a story is no one value to replace
     about = relations(older)
     if denies(newer) or look_alike(newer, about) is not None:

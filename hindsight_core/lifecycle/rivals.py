@@ -47,7 +47,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from hindsight_core.lifecycle.slots import STOP, Reading, content, read, same_word
+from hindsight_core.lifecycle.slots import STOP, Reading, content, names, read, same_word
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, look_alike, relations,
                                                   without_effective_time)
 from hindsight_core.lifecycle.update_rules import (another_id, key_and_value, one_belief, other_instance,
@@ -260,8 +260,8 @@ Judge = Callable[[Statement, list[Statement]], "Statement | None"]
 
 @functools.lru_cache(maxsize=8192)
 def _words(text: str) -> frozenset[str]:
-    r = read(said(text))
-    return frozenset(r.tokens) | r.names
+    body = said(text)  # read(body)'s tokens and names, without its slots and values (many patterns)
+    return frozenset(content(body)) | names(body)
 
 
 def _overlap(a: str, b: str) -> int:

@@ -20,7 +20,8 @@ from __future__ import annotations
 import functools
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Mapping
 
 __all__ = ["Reading", "read", "content", "values", "slots", "names", "same_word", "STOP"]
 
@@ -168,13 +169,22 @@ class Reading:
     values: frozenset[str]
     names: frozenset[str]
     slots: frozenset[str]
+    #: tokens by their first five letters: :func:`same_word` holds only for words sharing them
+    by_prefix: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     def has(self, token: str) -> bool:
         """Whether a content token of this statement is (a form of) ``token``."""
-        return any(same_word(token, t) for t in self.tokens)
+        return any(same_word(token, t) for t in self.by_prefix.get(token[:_PREFIX], ()))
+
+
+_PREFIX = 5  # same_word's shortest shared prefix
 
 
 @functools.lru_cache(maxsize=8192)
 def read(text: str) -> Reading:
     """A :class:`Reading` of ``text`` (cached: capture compares each text with several others)."""
-    return Reading(text, content(text), values(text), names(text), slots(text))
+    tokens = content(text)
+    by_prefix: dict[str, tuple[str, ...]] = {}
+    for t in dict.fromkeys(tokens):
+        by_prefix[t[:_PREFIX]] = by_prefix.get(t[:_PREFIX], ()) + (t,)
+    return Reading(text, tokens, values(text), names(text), slots(text), by_prefix)

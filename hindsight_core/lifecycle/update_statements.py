@@ -106,4 +106,6 @@ def split_sentences(text: str) -> list[str]:
 def one_belief(text: str) -> bool:
     """``text`` (as :func:`said` gives it) states one present value the rules may update: one
     sentence of a few words, no question, no dialogue act or dated past event."""
-    return not text.rstrip().endswith("?") and not is_episode(text) and is_atomic(text, read(text))
+    # one_sentence first: it needs no reading, and most chat turns fail it
+    return (not text.rstrip().endswith("?") and one_sentence(text) and not is_episode(text)
+            and is_atomic(text, read(text)))

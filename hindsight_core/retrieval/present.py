@@ -29,7 +29,7 @@ from typing import Sequence
 import numpy as np
 
 from hindsight_core.lifecycle.beliefs import is_belief
-from hindsight_core.lifecycle.rival_model import THRESHOLD, Closeness, probability
+from hindsight_core.lifecycle.rival_model import THRESHOLD, Closeness, asks_about_now, probability
 from hindsight_core.lifecycle.rivals import Judge, Statement, earlier_rivals
 from hindsight_core.retrieval.types import BankIndex
 
@@ -96,7 +96,8 @@ def rivals(fused: Sequence[tuple[str, float]], index: BankIndex, query: str,
         head.append(Statement(uid, u.text, u.mentioned_at, u.speaker, u.source, replaced))
     if len(head) < 2:
         return {}
-    judge = _judge(head, index, query, query_vector) if query_vector is not None else None
+    # a question about a past event gets probability 0.0 for every pair: no need to read them
+    judge = _judge(head, index, query, query_vector) if query_vector is not None and asks_about_now(query) else None
     return earlier_rivals(head, query, judge)
 
 

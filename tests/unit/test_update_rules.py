@@ -178,6 +178,21 @@ def test_slots_and_words():
     assert same_word("calorie", "calory") and not same_word("data", "date")
 
 
+def test_a_readings_word_lookup_agrees_with_same_word_on_every_pair():
+    # Reading.has looks only among tokens sharing the first five letters: it must find exactly what
+    # comparing the token with every word finds
+    import random
+
+    rng = random.Random(11)
+    stems = ["thumbnail", "calori", "data", "date", "port", "deploy", "q3", "40k", "migrat", "sun", "v1.2"]
+    for _ in range(300):
+        text = " ".join(rng.choice(stems) + rng.choice(["", "s", "er", "ers", "y", "ing", "e", "3"])
+                        for _ in range(rng.randint(1, 12)))
+        reading = read(text)
+        for probe in {w + end for w in stems for end in ("", "s", "y", "er", "ed")}:
+            assert reading.has(probe) == any(same_word(probe, t) for t in reading.tokens), (text, probe)
+
+
 def test_inherit_hands_the_stale_score_to_the_successor():
     fused = [("old", 2.0), ("other", 1.0), ("new", -1.0)]
     out = inherit(fused, {"old": "new"})
