@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -53,6 +54,8 @@ def run(conversation: int = 3, fresh_repeats: int = 3, max_questions: int | None
                          metadata={"dia_id": t.dia_id, "speaker": t.speaker}) for t in conv.turns]
     engine = MemoryEngine.ephemeral()
     engine.embedder.embed(["warm up"])
+    prepare = getattr(engine.embedder, "prepare", None)  # as a server would at start-up
+    onnx = bool(prepare and prepare())
     bank = engine.bank("latency", lifecycle={"consolidate_every": 0})
     started = time.perf_counter()
     bank.capture_many(items)
@@ -83,6 +86,19 @@ def run(conversation: int = 3, fresh_repeats: int = 3, max_questions: int | None
             started = time.perf_counter()
             bank.recall(q, k=10, config=configs.get(name, configs["on"]))
             paired[name].append((time.perf_counter() - started) * 1000)
+    # the query's model pass on ONNX Runtime against the traced torch graph, alternating per question
+    passes: dict[str, list[float]] = {"onnxruntime": [], "torch": []}
+    switch = os.environ.get("HINDSIGHT_ONNX")
+    for n, q in enumerate(questions if onnx else []):
+        for name in (("onnxruntime", "torch") if n % 2 else ("torch", "onnxruntime")):
+            os.environ["HINDSIGHT_ONNX"] = "1" if name == "onnxruntime" else "0"
+            started = time.perf_counter()
+            bank.recall(q, k=10)
+            passes[name].append((time.perf_counter() - started) * 1000)
+    if switch is None:
+        os.environ.pop("HINDSIGHT_ONNX", None)
+    else:
+        os.environ["HINDSIGHT_ONNX"] = switch
     fresh = {(words, name): {"first": [], "next": []} for words in ("warm_words", "cold_words") for name in configs}
     for r in range(fresh_repeats):
         for words in ("warm_words", "cold_words"):
@@ -102,6 +118,8 @@ def run(conversation: int = 3, fresh_repeats: int = 3, max_questions: int | None
             "recall_p95_ms": round(float(np.percentile(lat, 95)), 1),
             "stages_ms": {name: _pct(v) for name, v in stages.items()},
             "default_expansion_weight": RecallConfig().expansion_weight,
+            "query_pass": "onnxruntime" if onnx else "torch",
+            "query_pass_paired": {name: _pct(v) for name, v in passes.items() if v},
             "expansion": {name: _pct(v) for name, v in paired.items()},
             "fresh_open": {f"{words}_{name}": {"first_recall_ms": _pct(v["first"]),
                                                 f"next_{FRESH_RECALLS - 1}_recalls_ms": _pct(v["next"])}

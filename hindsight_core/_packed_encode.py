@@ -13,8 +13,10 @@ component, measured against ``SentenceTransformer.encode``). Only a call that sa
 :data:`PACK_MIN_SAVED` padded positions is packed (a question and its topic, about the same length,
 are padded as before), and only a BERT-family model whose pipeline is exactly transformer, mean
 pooling, normalisation (the bundled all-MiniLM-L6-v2); any other model returns None here and is
-encoded as it always was. The pass runs on the model's traced graph when it has one
-(:mod:`~hindsight_core._traced_bert`: the same vectors, without holding the GIL).
+encoded as it always was. The pass runs on ONNX Runtime once that is built in this process
+(:mod:`~hindsight_core._onnx_bert`; then every small call of up to :data:`PACK_MAX_TOKENS` tokens is
+packed, a single text too), else on the model's traced graph when it has one
+(:mod:`~hindsight_core._traced_bert`); all three give the same vectors, without holding the GIL.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hindsight_core._traced_bert import encode_packed_ids, mean_pooled_bert
+from hindsight_core._onnx_bert import onnx_packed
+from hindsight_core._traced_bert import encode_packed_ids, mean_pooled_bert, packed_inputs
 
 __all__ = ["encode_packed", "PACK_MIN_SAVED", "PACK_MAX_TOKENS"]
 
@@ -37,14 +40,21 @@ PACK_MAX_TOKENS = 256
 
 def encode_packed(model: Any, texts: Sequence[str]) -> np.ndarray | None:
     """Unit-normalised float32 vectors of ``texts`` from one packed forward pass of ``model`` (a
-    ``SentenceTransformer``), or None when packing does not apply or would not save
-    :data:`PACK_MIN_SAVED` positions (then call ``model.encode``)."""
-    if len(texts) < 2 or not mean_pooled_bert(model):
+    ``SentenceTransformer``), or None when packing does not apply (then call ``model.encode``): on
+    ONNX Runtime when that is ready, else only when packing saves :data:`PACK_MIN_SAVED` positions."""
+    if not mean_pooled_bert(model):
+        return None
+    fast = onnx_packed(model)
+    if fast is None and len(texts) < 2:
         return None
     transformer = model[0]
     ids = transformer.tokenizer(list(texts), truncation=True, max_length=transformer.max_seq_length)["input_ids"]
     lens = [len(x) for x in ids]
     total = sum(lens)
-    if len(lens) * max(lens) - total < PACK_MIN_SAVED or total > PACK_MAX_TOKENS:
+    if total > PACK_MAX_TOKENS:
+        return None
+    if fast is not None:
+        return fast(*(x.numpy() for x in packed_inputs(ids)))
+    if len(lens) * max(lens) - total < PACK_MIN_SAVED:
         return None
     return encode_packed_ids(model, ids)

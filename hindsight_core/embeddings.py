@@ -23,6 +23,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from hindsight_core._onnx_bert import wait_for_onnx
 from hindsight_core._packed_encode import encode_packed
 from hindsight_core._traced_bert import encode_padded
 from hindsight_core.embed_batching import Coalescer
@@ -208,6 +209,19 @@ class SentenceTransformerEmbedder:
                 return known
         getter = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         return int(getter())
+
+    def prepare(self, timeout: float | None = None) -> bool:
+        """Load the model and build its ONNX Runtime pass for small calls now, rather than in the
+        background after a process's first queries (:mod:`~hindsight_core._onnx_bert`): a server
+        calls this at start-up so its first recalls are as fast as the rest. Returns whether that
+        pass is in use (False without ``onnxruntime``, for another kind of model, or when it was
+        not ready within ``timeout`` seconds; the model's own path then serves every call).
+
+        Example:
+            >>> SentenceTransformerEmbedder().prepare() in (True, False)
+            True
+        """
+        return wait_for_onnx(self.model, timeout)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:

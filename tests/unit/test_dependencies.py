@@ -23,6 +23,7 @@ OURS = set(PACKAGES)
 # Distributions that are needed but never imported by name, each with its reason.
 USED_WITHOUT_IMPORT = {
     "ipykernel": "the kernel nbclient starts to execute the notebooks",
+    "onnx": "torch.onnx.export serialises the query pass with it (hindsight_core/_onnx_bert.py)",
     "nbconvert": "renders the notebooks (`jupyter nbconvert`), the reason the notebooks extra exists",
     "pytest": "the test runner",
     "pytest-asyncio": "a pytest plugin, loaded by entry point",

@@ -25,7 +25,8 @@ def test_a_question_with_its_words_packs_to_the_padded_batchs_vectors(model) -> 
     assert np.allclose(np.linalg.norm(packed, axis=1), 1.0, atol=1e-6)
 
 
-def test_calls_that_padding_hardly_grows_go_through_the_model_unchanged(model) -> None:
+def test_calls_that_padding_hardly_grows_go_through_the_model_unchanged(model, monkeypatch) -> None:
+    monkeypatch.setenv("HINDSIGHT_ONNX", "0")  # the torch path; on ONNX Runtime every small call is packed
     assert encode_packed(model, [QUESTION]) is None
     assert encode_packed(model, ["pottery", "camping"]) is None  # same length: nothing padded
     assert encode_packed(model, [QUESTION * 20, "ok"]) is None  # longer than PACK_MAX_TOKENS packed

@@ -44,6 +44,7 @@ def test_traced_vectors_equal_the_models_own_encode(model) -> None:
 
 
 def test_packed_texts_on_the_traced_graph_equal_the_eager_packed_pass(model, monkeypatch) -> None:
+    monkeypatch.setenv("HINDSIGHT_ONNX", "0")  # the traced graph, not ONNX Runtime (tests/unit/test_onnx_bert.py)
     texts = ['When did Joanna first watch "Eternal Sunshine of the Spotless Mind"?', "eternal", "sunshine", "mind"]
     traced = encode_packed(model, texts)
     monkeypatch.setattr(_traced_bert, "packed_forward", lambda m: None)
