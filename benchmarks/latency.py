@@ -5,9 +5,14 @@ for its background work (the keyword-expansion vocabulary is learnt there, retri
 times the first recall, warms up, then times recall(k=10) for every one of its questions with the
 default config (``stages_ms``: each pipeline stage's share, from the recall trace: the query's model
 call, then the channels, the two scoring passes, the graph channel and the assembly; the rest of a
-recall is reading the hits from Chroma and the expansion's word lookups). Two same-run comparisons follow, because this machine's run-to-run spread is wider
-than the differences they measure:
+recall is reading the hits from Chroma and the expansion's word lookups).
 
+The embedder is prepared first, as a server would at start-up (its ONNX Runtime query pass built,
+:mod:`hindsight_core._onnx_bert`; ``query_pass`` says which pass served). Three same-run comparisons
+follow, because this machine's run-to-run spread is wider than the differences they measure:
+
+* ``query_pass_paired``: every question recalled with the query's model pass on ONNX Runtime and on
+  the traced torch graph, alternating which goes first;
 * ``expansion``: every question recalled with keyword expansion on and off, alternating which goes
   first (``p50``/``p95`` of each); ``on`` finds most question words' vectors kept from earlier
   recalls, ``on_question_words_new`` has them forgotten first (each is embedded with the question);

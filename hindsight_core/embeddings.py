@@ -218,7 +218,7 @@ class SentenceTransformerEmbedder:
         not ready within ``timeout`` seconds; the model's own path then serves every call).
 
         Example:
-            >>> SentenceTransformerEmbedder().prepare() in (True, False)
+            >>> SentenceTransformerEmbedder().prepare()  # the bundled model, onnxruntime installed
             True
         """
         return wait_for_onnx(self.model, timeout)
