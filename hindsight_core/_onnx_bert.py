@@ -10,14 +10,16 @@ the GIL even less). The vectors are the same computation: at most 2e-7 from the 
 component.
 
 The graph is the packed pass (any set of texts up to ``PACK_MAX_TOKENS`` tokens, each encoded as if
-alone), exported from the eager model by ``torch.onnx`` in this process through a temporary file
-deleted at once, never downloaded or kept on disk. The export takes about 2 s of one core and the
-process grows by about 170 MB (the session's copy of the weights, about 100, and what the exporter
-leaves behind), so it is built only in a process that keeps making small calls: after
-:data:`BUILD_AFTER_CALLS` of them, on a background thread (not a daemon: a process that exits
-while it runs waits for it rather than killing it inside torch). Until it is ready, and whenever
-anything fails (no ``onnxruntime`` or ``onnx`` installed, a failed export, a graph whose vectors
-differ from the eager pass's on two probes), calls run on the traced torch graph as before.
+alone), exported by ``torch.onnx`` from the folder the model was loaded from, in a child process
+(:mod:`~hindsight_core._onnx_export`: the exporter changes process-wide state while it runs), into a
+temporary folder deleted once the session has read it: nothing is downloaded or kept on disk. The
+child takes about 10 s of one core, most of it imports; the serving process grows by about 130 MB
+(the session's copy of the weights). So it is built only in a process that keeps making small
+calls: after :data:`BUILD_AFTER_CALLS` of them, on a background thread (a process that exits
+meanwhile stops the child at once and does not wait). Until it is ready, and whenever anything fails (no ``onnxruntime``
+or ``onnx`` installed, a model not loaded from a folder, a failed export, a graph whose vectors
+differ from the eager pass's on two probes; the reason is logged on ``hindsight.embeddings``),
+calls run on the traced torch graph as before.
 ``HINDSIGHT_ONNX=0`` turns it off.
 
 Example:
@@ -28,10 +30,13 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import os
+import subprocess
+import sys
 import tempfile
 import threading
-import warnings
+import time
 import weakref
 from typing import Any, Callable
 
@@ -39,13 +44,18 @@ import numpy as np
 
 from hindsight_core._traced_bert import _as_module, _Packed, mean_pooled_bert, packed_inputs
 
-__all__ = ["onnx_packed", "wait_for_onnx", "BUILD_AFTER_CALLS"]
+__all__ = ["onnx_packed", "wait_for_onnx", "export_packed", "BUILD_AFTER_CALLS"]
 
 #: Small calls a process makes before the pass is built: a short-lived process (one CLI command)
 #: never pays for the export; a serving one builds it within its first queries.
 BUILD_AFTER_CALLS = 16
 _TOLERANCE = 1e-6  # largest difference from the eager pass on the probes (it shows about 2e-7)
+_EXPORT_TIMEOUT_S = 600.0  # the child process; about 10 s on an idle 2-core machine, most of it imports
 _NAMES = ("input_ids", "segment", "position_ids", "lengths")
+GRAPH_FILE = "query_pass.onnx"  # what the child process writes in its folder
+_POLL_S = 0.1  # how often the background thread looks at the child (and whether the process is exiting)
+
+log = logging.getLogger("hindsight.embeddings")
 
 #: numpy arrays of :func:`~hindsight_core._traced_bert.packed_inputs` -> (texts, dim) float32 vectors
 PackedPass = Callable[..., np.ndarray]
@@ -104,30 +114,28 @@ def _build_into(model: Any, state: _State) -> None:
 
 
 def _build(model: Any) -> PackedPass | None:
-    """Export the packed pass, open it in ONNX Runtime and check it against the eager pass; None on
-    any failure."""
+    """Export the packed pass in a child process, open it in ONNX Runtime and check it against the
+    eager pass; None (the reason logged) on any failure."""
     try:
         import onnxruntime
         import torch
 
+        bert = model[0].auto_model
+        weights = bert.config._name_or_path  # the folder the model was loaded from
+        if not os.path.isdir(weights):
+            return None  # nothing on disk a child process could load
+        eager = _ExportablePacked(bert)
         tokenizer = model[0].tokenizer
-        eager = _ExportablePacked(model[0].auto_model)
         probes = [tokenizer(["a short probe", "a longer probe sentence, padded less than the short one is"])["input_ids"]]
         probes.append([probes[0][0][:3], probes[0][1][:6], probes[0][0][:2]])  # other shapes than the export's
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1  # small calls run on one thread each (embeddings._one_thread)
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        # through a temporary file, not bytes in memory: the process keeps 90 MB less
         with tempfile.TemporaryDirectory(prefix="hindsight-onnx-") as folder:
-            path = os.path.join(folder, "query_pass.onnx")
-            with torch.no_grad(), warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # the exporter's tracer hints, answered by the probe check
-                torch.onnx.export(_as_module(eager), packed_inputs(probes[0]), path, dynamo=False, opset_version=17,
-                                  input_names=list(_NAMES), output_names=["vectors"],
-                                  dynamic_axes={"input_ids": {1: "tokens"}, "segment": {0: "tokens"},
-                                                "position_ids": {1: "tokens"}, "lengths": {0: "texts"}})
-            session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+            _export_in_child(weights, folder, bert.config._attn_implementation)
+            session = onnxruntime.InferenceSession(os.path.join(folder, GRAPH_FILE), options,
+                                                   providers=["CPUExecutionProvider"])
 
         def forward(*arrays: np.ndarray) -> np.ndarray:
             return session.run(None, dict(zip(_NAMES, arrays)))[0]
@@ -136,11 +144,60 @@ def _build(model: Any) -> PackedPass | None:
             inputs = packed_inputs(ids)
             with torch.no_grad():
                 expected = eager(*inputs).numpy()
-            if float(np.abs(forward(*(x.numpy() for x in inputs)) - expected).max()) > _TOLERANCE:
-                return None
-    except Exception:  # noqa: BLE001 - any trouble: the traced torch pass, as before
+            worst = float(np.abs(forward(*(x.numpy() for x in inputs)) - expected).max())
+            if worst > _TOLERANCE:
+                raise RuntimeError(f"its vectors differ from the eager pass's by {worst:.2g} on a probe")
+    except _Abandoned:
+        return None
+    except Exception as exc:  # noqa: BLE001 - any trouble: the traced torch pass, as before
+        log.warning("the query's model pass stays on torch (ONNX Runtime pass not built: %s)", exc)
         return None
     return forward
+
+
+class _Abandoned(Exception):
+    """The process is exiting: the export was stopped, nothing to report."""
+
+
+def _export_in_child(weights: str, folder: str, attention: str) -> None:
+    """Run :mod:`~hindsight_core._onnx_export` on the model in ``weights``, writing into ``folder``.
+
+    The child is polled rather than waited for: when the main thread has finished (the process is
+    exiting), it is stopped at once, so a short-lived process never waits for an export."""
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this copy of hindsight_core
+    env = dict(os.environ, OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               PYTHONPATH=os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p))
+    messages = os.path.join(folder, "export.log")
+    with open(messages, "wb") as err:
+        child = subprocess.Popen([sys.executable, "-m", "hindsight_core._onnx_export", weights, folder, attention],
+                                 env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+    deadline = time.monotonic() + _EXPORT_TIMEOUT_S
+    while child.poll() is None:
+        exiting = not threading.main_thread().is_alive()
+        if exiting or time.monotonic() > deadline:
+            child.kill()
+            child.wait()
+            if exiting:
+                raise _Abandoned
+            raise RuntimeError(f"the export process took over {_EXPORT_TIMEOUT_S:.0f} s")
+        time.sleep(_POLL_S)
+    if child.returncode != 0:
+        with open(messages, "rb") as err:
+            last = err.read().decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
+        raise RuntimeError(f"the export process exited with {child.returncode}: {last[0]}")
+
+
+def export_packed(bert: Any, path: str) -> None:
+    """Write ``bert``'s packed pass (the inputs of :func:`~hindsight_core._traced_bert.packed_inputs`
+    to normalised mean-pooled vectors) to ``path`` as an ONNX graph. Run by the child process."""
+    import torch
+
+    example = packed_inputs([[101, 1037, 2460, 102], [101, 1037, 2936, 15113, 6251, 102]])
+    with torch.no_grad():
+        torch.onnx.export(_as_module(_ExportablePacked(bert)), example, path, dynamo=False, opset_version=17,
+                          input_names=list(_NAMES), output_names=["vectors"],
+                          dynamic_axes={"input_ids": {1: "tokens"}, "segment": {0: "tokens"},
+                                        "position_ids": {1: "tokens"}, "lengths": {0: "texts"}})
 
 
 class _ExportablePacked(_Packed):

@@ -97,10 +97,30 @@ def test_the_build_starts_only_after_a_process_keeps_making_small_calls(monkeypa
     assert wait_for_onnx(stand_in, timeout=10) and built == [stand_in]  # built once
 
 
-def test_a_pass_that_fails_its_check_or_its_export_is_not_used(model, monkeypatch) -> None:
-    import torch
-
+def test_a_pass_that_fails_its_check_or_its_export_is_not_used(model, monkeypatch, caplog) -> None:
     monkeypatch.setattr(_onnx_bert, "_TOLERANCE", -1.0)  # no pass can match the eager one this closely
     assert _onnx_bert._build(model) is None
-    monkeypatch.setattr(torch.onnx, "export", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("no exporter")))
+    assert "differ from the eager pass" in caplog.text
+
+    def no_exporter(weights, folder, attention):
+        raise RuntimeError("no exporter here")
+
+    monkeypatch.setattr(_onnx_bert, "_export_in_child", no_exporter)
     assert _onnx_bert._build(model) is None
+    assert "no exporter here" in caplog.text
+
+
+def test_a_failed_export_process_says_why(tmp_path) -> None:
+    with pytest.raises(RuntimeError, match="export process exited with"):
+        _onnx_bert._export_in_child(str(tmp_path), str(tmp_path), "sdpa")  # no model in that folder
+
+
+def test_building_it_leaves_this_processs_warnings_alone(model) -> None:
+    # the exporter runs in a child process: nothing it does shows here (no tracer warnings, no filters)
+    import warnings
+
+    before = list(warnings.filters)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert _onnx_bert._build(model) is not None
+    assert [str(w.message) for w in seen] == [] and warnings.filters == before
