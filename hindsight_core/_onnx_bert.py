@@ -164,6 +164,8 @@ def _export_in_child(weights: str, folder: str, attention: str) -> None:
 
     The child is polled rather than waited for: when the main thread has finished (the process is
     exiting), it is stopped at once, so a short-lived process never waits for an export."""
+    if not threading.main_thread().is_alive():
+        raise _Abandoned
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this copy of hindsight_core
     env = dict(os.environ, OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
                PYTHONPATH=os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p))

@@ -14,6 +14,28 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 
 @pytest.fixture(scope="session")
+def from_threads():
+    """``run(fn, calls)``: ``fn(call)`` for every call, spread over four threads at once, the
+    results in the calls' order (for checks that threads sharing a model get their own answers)."""
+
+    def run(fn, calls):
+        out: dict[int, object] = {}
+
+        def worker(first: int) -> None:
+            for n in range(first, len(calls), 4):
+                out[n] = fn(calls[n])
+
+        threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return [out[n] for n in range(len(calls))]
+
+    return run
+
+
+@pytest.fixture(scope="session")
 def embedder():
     """The bundled all-MiniLM-L6-v2, as users get it by default."""
     from hindsight_core.embeddings import resolve_embedder

@@ -4,7 +4,6 @@ embedding small calls, checked before use, the model's own vectors, and never in
 from __future__ import annotations
 
 import random
-import threading
 import weakref
 
 import numpy as np
@@ -57,21 +56,11 @@ def test_other_models_never_get_it() -> None:
     assert onnx_packed(object()) is None
 
 
-def test_threads_sharing_the_pass_each_get_their_own_vectors(model) -> None:
+def test_threads_sharing_the_pass_each_get_their_own_vectors(model, from_threads) -> None:
     calls = _calls(5, 24)
     alone = [encode_packed(model, texts) for texts in calls]
-    together: dict[int, np.ndarray] = {}
-
-    def worker(first: int) -> None:
-        for n in range(first, len(calls), 4):
-            together[n] = encode_packed(model, calls[n])
-
-    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert all(np.array_equal(together[n], alone[n]) for n in range(len(calls)))
+    together = from_threads(lambda texts: encode_packed(model, texts), calls)
+    assert all(np.array_equal(a, b) for a, b in zip(together, alone))
 
 
 class _StandIn:
@@ -124,3 +113,36 @@ def test_building_it_leaves_this_processs_warnings_alone(model) -> None:
         warnings.simplefilter("always")
         assert _onnx_bert._build(model) is not None
     assert [str(w.message) for w in seen] == [] and warnings.filters == before
+
+
+def test_a_process_that_exits_during_the_export_leaves_no_child_and_no_files(tmp_path) -> None:
+    # a short-lived process that reaches the build (a CLI command, a notebook) must not leave the
+    # export running, nor its temporary folder behind
+    import os
+    import subprocess
+    import sys
+
+    if not os.path.isdir("/proc"):
+        pytest.skip("reads the running processes from /proc (Linux)")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    script = ("import os, time\n"
+              "from hindsight_core.embeddings import SentenceTransformerEmbedder\n"
+              "e = SentenceTransformerEmbedder()\n"
+              f"for n in range({BUILD_AFTER_CALLS + 2}): e.embed([f'question {{n}}', 'word'])\n"
+              "time.sleep(3)\n"  # the export is under way (it takes about 10 s) when this process ends
+              "mine = [p for p in os.listdir('/proc') if p.isdigit() and os.path.exists(f'/proc/{p}/cmdline')\n"
+              "        and b'_onnx_export' in open(f'/proc/{p}/cmdline', 'rb').read()]\n"
+              "print('exporting' if mine else 'not exporting')\n")
+    done = subprocess.run([sys.executable, "-c", script], env=dict(os.environ, TMPDIR=str(scratch)),
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "exporting" in done.stdout.splitlines(), (done.stdout, done.stderr[-2000:])
+    exporting = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if str(scratch).encode() in f.read():
+                    exporting.append(pid)
+        except OSError:
+            continue
+    assert exporting == [] and list(scratch.glob("hindsight-onnx-*")) == []  # torch keeps its own files there

@@ -128,20 +128,10 @@ def test_a_graph_that_fails_its_probe_is_not_used(model, monkeypatch) -> None:
     assert fresh(model, "packed") is None
 
 
-def test_threads_sharing_a_graph_each_get_their_own_vectors(model) -> None:
+def test_threads_sharing_a_graph_each_get_their_own_vectors(model, from_threads) -> None:
     rng = random.Random(5)
     calls = [[" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 20))) for _ in range(rng.randint(1, 6))]
              for _ in range(24)]
     alone = [encode_padded(model, texts) for texts in calls]
-    together: dict[int, np.ndarray] = {}
-
-    def worker(first: int) -> None:
-        for n in range(first, len(calls), 4):
-            together[n] = encode_padded(model, calls[n])
-
-    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert all(np.array_equal(together[n], alone[n]) for n in range(len(calls)))
+    together = from_threads(lambda texts: encode_padded(model, texts), calls)
+    assert all(np.array_equal(a, b) for a, b in zip(together, alone))
