@@ -42,7 +42,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from hindsight_core._traced_bert import _as_module, _Packed, mean_pooled_bert, packed_inputs
+from hindsight_core._traced_bert import _as_module, _Packed, _probe, _probe_variant, mean_pooled_bert, packed_inputs
 
 __all__ = ["onnx_packed", "wait_for_onnx", "export_packed", "BUILD_AFTER_CALLS"]
 
@@ -89,9 +89,8 @@ def onnx_packed(model: Any) -> PackedPass | None:
     with _LOCK:
         state = _states.setdefault(model, _State())
         state.calls += 1
-        if state.thread is None and state.calls >= BUILD_AFTER_CALLS:
-            state.thread = threading.Thread(target=_build_into, args=(model, state), name="hindsight-onnx-export")
-            state.thread.start()
+        if state.calls >= BUILD_AFTER_CALLS:
+            _start(model, state)
     return state.forward
 
 
@@ -102,11 +101,16 @@ def wait_for_onnx(model: Any, timeout: float | None = None) -> bool:
         return False
     with _LOCK:
         state = _states.setdefault(model, _State())
-        if state.thread is None:
-            state.thread = threading.Thread(target=_build_into, args=(model, state), name="hindsight-onnx-export")
-            state.thread.start()
+        _start(model, state)
     state.thread.join(timeout)
     return state.forward is not None
+
+
+def _start(model: Any, state: _State) -> None:
+    """Start ``model``'s build in the background unless it is started (hold ``_LOCK``)."""
+    if state.thread is None:
+        state.thread = threading.Thread(target=_build_into, args=(model, state), name="hindsight-onnx-export")
+        state.thread.start()
 
 
 def _build_into(model: Any, state: _State) -> None:
@@ -125,9 +129,8 @@ def _build(model: Any) -> PackedPass | None:
         if not os.path.isdir(weights):
             return None  # nothing on disk a child process could load
         eager = _ExportablePacked(bert)
-        tokenizer = model[0].tokenizer
-        probes = [tokenizer(["a short probe", "a longer probe sentence, padded less than the short one is"])["input_ids"]]
-        probes.append([probes[0][0][:3], probes[0][1][:6], probes[0][0][:2]])  # other shapes than the export's
+        example = _probe(model, "packed")
+        probes = (example, _probe_variant(model, example, "packed"))  # the traced graph's checks
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1  # small calls run on one thread each (embeddings._one_thread)
         options.inter_op_num_threads = 1
@@ -140,8 +143,7 @@ def _build(model: Any) -> PackedPass | None:
         def forward(*arrays: np.ndarray) -> np.ndarray:
             return session.run(None, dict(zip(_NAMES, arrays)))[0]
 
-        for ids in probes:
-            inputs = packed_inputs(ids)
+        for inputs in probes:
             with torch.no_grad():
                 expected = eager(*inputs).numpy()
             worst = float(np.abs(forward(*(x.numpy() for x in inputs)) - expected).max())
@@ -203,15 +205,13 @@ def export_packed(bert: Any, path: str) -> None:
 
 
 class _ExportablePacked(_Packed):
-    """The packed pass of :class:`~hindsight_core._traced_bert._Packed`, pooling by a one-hot
-    product: the exporter turns its in-place ``index_add_`` into a graph that ONNX Runtime runs
+    """The packed pass of :class:`~hindsight_core._traced_bert._Packed`, summing each text's states
+    by a one-hot product: the exporter turns ``index_add_`` into a graph that ONNX Runtime runs
     wrongly (vectors off by 0.1-0.4), while this form exports exactly."""
 
-    def __call__(self, input_ids: Any, segment: Any, position_ids: Any, lengths: Any) -> Any:
+    @staticmethod
+    def _sums(hidden: Any, segment: Any, lengths: Any) -> Any:
         import torch
 
-        mask = (segment[:, None] == segment[None, :])[None, None]  # each token sees its own text
-        hidden = self.bert(input_ids=input_ids, attention_mask=mask, position_ids=position_ids,
-                           token_type_ids=torch.zeros_like(input_ids), return_dict=False)[0][0]
         owner = (segment[None, :] == torch.arange(lengths.shape[0])[:, None]).to(hidden.dtype)  # (texts, tokens)
-        return torch.nn.functional.normalize((owner @ hidden) / lengths[:, None], dim=1)
+        return owner @ hidden

@@ -188,8 +188,12 @@ class _Packed(_Padded):
         mask = (segment[:, None] == segment[None, :])[None, None]  # (1, 1, total, total)
         hidden = self.bert(input_ids=input_ids, attention_mask=mask, position_ids=position_ids,
                            token_type_ids=torch.zeros_like(input_ids), return_dict=False)[0][0]
-        sums = hidden.new_zeros((lengths.shape[0], hidden.shape[1])).index_add_(0, segment, hidden)
-        return torch.nn.functional.normalize(sums / lengths[:, None], dim=1)
+        return torch.nn.functional.normalize(self._sums(hidden, segment, lengths) / lengths[:, None], dim=1)
+
+    @staticmethod
+    def _sums(hidden: Any, segment: Any, lengths: Any) -> Any:
+        """Each text's token states summed, (texts, dim)."""
+        return hidden.new_zeros((lengths.shape[0], hidden.shape[1])).index_add_(0, segment, hidden)
 
 
 def _probe(model: Any, kind: str) -> tuple[Any, ...]:
