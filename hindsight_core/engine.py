@@ -126,9 +126,15 @@ class MemoryEngine:
     @classmethod
     def ephemeral(cls, *, embedder: Any = None, config: BankConfig | None = None,
                   reflector: Any = None, llm: Any = None, cache: CacheConfig | None = None) -> "MemoryEngine":
-        """An engine whose memory lives only in this process (tests, notebooks, demos)."""
-        return cls(":memory:", embedder=embedder, config=config, reflector=reflector, llm=llm, cache=cache,
-                   _store_factory=ChromaStore.ephemeral)
+        """An engine whose memory lives only in this process (tests, notebooks, demos).
+
+        Its Chroma store sits in a private folder in RAM (``/dev/shm``) that is removed when the
+        engine closes, so its memory is bounded like a folder's and given back at close; where no
+        RAM file system has room, Chroma's in-memory client (``storage/_ram_folder.py``).
+        """
+        engine = cls(":memory:", embedder=embedder, config=config, reflector=reflector, llm=llm, cache=cache,
+                     _store_factory=lambda: ChromaStore.ephemeral(hnsw_cache=engine.cache_config.chroma_indexes))
+        return engine
 
     @classmethod
     def from_http(

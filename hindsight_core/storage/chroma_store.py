@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
 import shutil
 import threading
 import time
 import uuid
+import weakref
 from collections import OrderedDict
 from typing import Any, Callable, Iterator, Sequence
 
@@ -175,6 +177,8 @@ class ChromaStore:
         self.read_only = False  # opened read-only: every write raises (see ``persistent``)
         self.secure_delete = False  # wipe deleted bytes from the folder's files (embedded folders only)
         self._copy: str | None = None  # the private copy a read-only store reads
+        self._ram_folder: str | None = None  # an in-memory store's folder in RAM (storage/_ram_folder.py)
+        self._ram_finalizer: weakref.finalize | None = None  # removes it at close, collection or exit
         self._server = server
         self.description = description
         self._owned_database = owned_database
@@ -244,7 +248,32 @@ class ChromaStore:
         return store
 
     @classmethod
-    def ephemeral(cls) -> "ChromaStore":
+    def ephemeral(cls, *, hnsw_cache: int | None = None) -> "ChromaStore":
+        """A store of this process alone, gone when it closes: a private folder in RAM
+        (``storage/_ram_folder.py``: its own Chroma core, freed at close, and Chroma's index cache
+        bounded by ``hnsw_cache`` as in a folder), or Chroma's in-memory client where there is no
+        RAM file system with room."""
+        from hindsight_core.storage import _ram_folder
+
+        folder = _ram_folder.create()
+        if folder is not None:
+            try:
+                store = cls.persistent(folder, read_only=False, secure_delete=False, hnsw_cache=hnsw_cache)
+            except BaseException:
+                _ram_folder.remove(folder)
+                raise
+            store.description = "in-memory Chroma"
+            store.logs_changes = False  # no other engine can open a private folder
+            store._ram_folder = folder
+            # an engine never closed: its Chroma core is stopped and the folder removed when the store is
+            # collected or at exit (the finalizer holds the client, not the store)
+            store._ram_finalizer = weakref.finalize(store, _ram_folder.remove, folder, os.getpid(), store.client)
+            return store
+        return cls._shared_memory()
+
+    @classmethod
+    def _shared_memory(cls) -> "ChromaStore":
+        """Chroma's in-memory client: a database of this store's own in the process's one in-memory core."""
         import chromadb
         from chromadb.config import Settings
 
@@ -332,6 +361,9 @@ class ChromaStore:
                     pass
             _folder_lock.release(self._folder_lock)
             self._folder_lock = None
+        if self._ram_finalizer is not None:  # an in-memory store's folder (its Chroma core is stopped above)
+            self._ram_finalizer()
+            self._ram_finalizer = None
 
     def _check_writable(self, action: str) -> None:
         if self.read_only:

@@ -1,7 +1,9 @@
 """Backends for the conformance suite: the same tests on every Chroma deployment.
 
 * ``persistent``: the embedded ``PersistentClient`` on a fresh folder (the default deployment);
-* ``memory``: the in-memory client (``MemoryEngine.ephemeral``);
+* ``memory``: the in-memory store (``MemoryEngine.ephemeral``: a private folder in RAM on Linux);
+* ``memory-client``: Chroma's in-memory client, what ``MemoryEngine.ephemeral`` falls back to where
+  there is no RAM file system (``storage/_ram_folder.py``);
 * ``server``: a real Chroma server started once per session with
   ``chroma run --path <tmp> --host 127.0.0.1 --port <free port>`` (loopback only) and stopped after;
   reached with ``MemoryEngine.from_http``. These tests carry the ``server`` marker.
@@ -16,9 +18,10 @@ import uuid
 import pytest
 
 from hindsight_core import MemoryEngine
+from hindsight_core.storage.chroma_store import ChromaStore
 from hindsight_core.testing import LocalChromaServer
 
-BACKENDS = ["persistent", "memory", pytest.param("server", marks=pytest.mark.server)]
+BACKENDS = ["persistent", "memory", "memory-client", pytest.param("server", marks=pytest.mark.server)]
 
 
 @pytest.fixture(scope="session")
@@ -43,9 +46,10 @@ def backend(request, tmp_path, embedder):
     def make(*, fresh: bool = True) -> MemoryEngine:
         if kind == "persistent":
             engine = MemoryEngine(tmp_path / "store", embedder=embedder)
-        elif kind == "memory":  # one in-memory store per test: "another engine" is the same object
+        elif kind.startswith("memory"):  # one in-memory store per test: "another engine" is the same object
             if not memory:
-                memory.append(MemoryEngine.ephemeral(embedder=embedder))
+                memory.append(MemoryEngine.ephemeral(embedder=embedder) if kind == "memory" else
+                              MemoryEngine(":memory:", embedder=embedder, _store_factory=ChromaStore._shared_memory))
             return memory[0]
         else:
             host, port = request.getfixturevalue("chroma_server")

@@ -95,7 +95,7 @@ def test_a_failed_transaction_is_undone(backend, bank_ids):
 
 
 def test_another_engine_sees_every_store_write(backend, bank_ids):
-    if backend.kind == "memory":
+    if backend.kind.startswith("memory"):
         pytest.skip("an in-memory store belongs to one engine: there is no other engine to see changes")
     name = bank_ids("seen")
     writer, reader = backend().bank(name).store, backend().bank(name).store  # two engines, one store
