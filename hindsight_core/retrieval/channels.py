@@ -75,11 +75,29 @@ def keyword_channel(query: str, index: "BankIndex", n: int, archived: bool = Fal
             qtf[tok] = qtf.get(tok, 0.0) + 1.0
         for term, w in extra_terms.items():
             qtf.setdefault(term, w)
-        return kw.search_terms(qtf, n)
+        return _in_capture_order(kw.search_terms(qtf, n, ties=True), index, n)
     search = getattr(index, "keyword_search", None)
     if search is not None:
-        return search(query, n, archived=archived)
-    return index.keyword.search(query, n)
+        return _in_capture_order(search(query, n, archived=archived, ties=True), index, n)
+    return _in_capture_order(index.keyword.search(query, n, ties=True), index, n)
+
+
+def _in_capture_order(hits: Sequence[tuple[str, float]], index: "BankIndex", n: int) -> list[tuple[str, float]]:
+    """The best ``n`` of ``hits``, equal scores in the order the units were captured.
+
+    BM25 scores and graph activations tie often (on a LoCoMo conversation every question had tied
+    keyword scores in its top 60). Broken by unit id, which is random per capture, two banks of the
+    same turns recalled differently (the same top 10 for 21 of 260 questions); by capture order,
+    the same memory gives the same recall.
+    """
+    units = index.units
+    last = float("inf")
+
+    def key(hit: tuple[str, float]) -> tuple[float, float, str]:
+        unit = units.get(hit[0])
+        return -hit[1], (unit.seq if unit is not None else last), hit[0]
+
+    return sorted(hits, key=key)[:n]
 
 
 _LIST_QUESTION = re.compile(r"^\s*(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+|are\s+(?:some\s+)?(?:of\s+)?(?:the\s+)?)?"
@@ -185,15 +203,31 @@ def graph_channel(
             spread = w - max(seeds.get(uid, 0.0), 0.0) * idf  # a seed is not its own evidence
             if spread > 1e-12:
                 act[uid] = act.get(uid, 0.0) + 0.5 * spread
-    ranked = sorted(act.items(), key=lambda kv: (-kv[1], kv[0]))
-    return ranked[:n]
+    return _in_capture_order(list(act.items()), index, n)
 
 
 def temporal_channel(window: tuple[float, float] | None, index: "BankIndex", n: int) -> list[tuple[str, float]]:
-    """Units whose ``occurred_at`` or ``mentioned_at`` lies in ``window``, latest first, score 1.0."""
-    if window is None:
+    """Units whose ``occurred_at`` or ``mentioned_at`` lies in ``window``, latest first (units of
+    one time last captured first: a session's turns share its time), score 1.0."""
+    if window is None or n <= 0:
         return []
-    return [(uid, 1.0) for uid in index.graph.in_window(*window)[:n]]
+    start, end = window
+    units = index.units
+    ids = index.graph.in_window(start, end)  # latest first; equal times in no useful order
+
+    def when(uid: str) -> float:
+        unit = units.get(uid)
+        times = [t for t in ((unit.mentioned_at, unit.when) if unit is not None else ()) if t is not None and start <= t < end]
+        return max(times, default=start)
+
+    head: list[tuple[float, str]] = []
+    for uid in ids:  # only the first n and the units tied with the n-th are ordered
+        t = when(uid)
+        if len(head) >= n and t != head[n - 1][0]:
+            break
+        head.append((t, uid))
+    head.sort(key=lambda tu: (-tu[0], -units[tu[1]].seq if tu[1] in units else 0, tu[1]))
+    return [(uid, 1.0) for _, uid in head[:n]]
 
 
 def feedback_channel(query: str, seeds: Sequence[str], index: "BankIndex", n: int, terms: int = 10,

@@ -219,9 +219,10 @@ class KeywordIndex:
     def _idf(self, df: int, n: int) -> float:
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
-    def search(self, query: str, k: int) -> list[tuple[str, float]]:
-        """Top ``k`` documents by BM25, best first, as ``(doc_id, score)``; score > 0."""
-        return self.search_terms(self._query_terms(query), k)
+    def search(self, query: str, k: int, *, ties: bool = False) -> list[tuple[str, float]]:
+        """Top ``k`` documents by BM25, best first, as ``(doc_id, score)``; score > 0. With ``ties``,
+        also every document tied with the ``k``-th (ties are common: short texts, one rare word)."""
+        return self.search_terms(self._query_terms(query), k, ties=ties)
 
     def doc_terms(self, doc_id: str) -> dict[str, int]:
         """The stemmed term frequencies of a document (empty if unknown)."""
@@ -237,8 +238,9 @@ class KeywordIndex:
         """How many documents hold a stemmed term (0 if unknown)."""
         return self._df(term) if term in self._postings else 0
 
-    def search_terms(self, qtf: dict[str, float], k: int) -> list[tuple[str, float]]:
-        """BM25 for a weighted bag of stemmed terms (e.g. a query expanded by feedback)."""
+    def search_terms(self, qtf: dict[str, float], k: int, *, ties: bool = False) -> list[tuple[str, float]]:
+        """BM25 for a weighted bag of stemmed terms (e.g. a query expanded by feedback); ``ties`` as
+        in :meth:`search`."""
         n = len(self._slot)
         qtf = {t: w for t, w in qtf.items() if t in self._postings}
         if not n or not qtf or k <= 0:
@@ -251,7 +253,7 @@ class KeywordIndex:
             slots, tfs = self._posting(term)
             idf = self._idf(len(slots), n)
             scores[slots] += qn * idf * tfs * (self.k1 + 1.0) / (tfs + norm[slots])
-        return self._top(scores, k, self._ids)
+        return self._top(scores, k, self._ids, ties)
 
     def _group_table(self, group_of: Callable[[str], str | None] | None) -> tuple[list[str], np.ndarray, np.ndarray]:
         """(group names, slot -> group number or -1, group lengths), cached until the next change."""
@@ -306,15 +308,18 @@ class KeywordIndex:
         return [self._ids[s] for s in self._groups.get(group, ()) if self._ids[s] is not None]  # type: ignore[misc]
 
     @staticmethod
-    def _top(scores: np.ndarray, k: int, names: "list[str | None] | list[str]") -> list[tuple[str, float]]:
+    def _top(scores: np.ndarray, k: int, names: "list[str | None] | list[str]",
+             ties: bool = False) -> list[tuple[str, float]]:
+        """The ``k`` best-scoring names, ties by name (deterministic across rebuilds); with ``ties``,
+        every name tied with the ``k``-th as well, for a caller that breaks ties its own way."""
         hits = np.flatnonzero(scores > 0)
         if not len(hits):
             return []
         if len(hits) > k:
-            part = np.argpartition(-scores[hits], k - 1)[:k]
-            hits = hits[part]
+            kth = np.partition(scores[hits], len(hits) - k)[len(hits) - k]
+            hits = hits[scores[hits] >= kth] if ties else hits[np.argpartition(-scores[hits], k - 1)[:k]]
         out = [(names[i], float(scores[i])) for i in hits.tolist()]
-        out.sort(key=lambda kv: (-kv[1], kv[0]))  # ties by id: deterministic across rebuilds
+        out.sort(key=lambda kv: (-kv[1], kv[0]))
         return out  # type: ignore[return-value]
 
     def ids(self) -> Iterable[str]:

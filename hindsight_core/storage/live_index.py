@@ -103,11 +103,13 @@ class LiveIndex:
             return np.stack([self._hot.get(i) if i in self._hot else self._cold[i] for i in ids])
         return self._hot.rows(ids)  # one gather; a recall asks for a few hundred rows, twice
 
-    def keyword_search(self, query: str, n: int, *, archived: bool = False) -> list[tuple[str, float]]:
-        """BM25 over hot units; with ``archived``, the cold index's hits are merged in by score."""
-        hits = self.keyword.search(query, n)
+    def keyword_search(self, query: str, n: int, *, archived: bool = False, ties: bool = False) -> list[tuple[str, float]]:
+        """BM25 over hot units; with ``archived``, the cold index's hits are merged in by score
+        (``ties`` as in :meth:`KeywordIndex.search`: the hits tied with the ``n``-th come too)."""
+        hits = self.keyword.search(query, n, ties=ties)
         if archived and len(self.cold_keyword):
-            hits = sorted(hits + self.cold_keyword.search(query, n), key=lambda h: -h[1])[:n]
+            merged = sorted(hits + self.cold_keyword.search(query, n, ties=ties), key=lambda h: -h[1])
+            hits = [h for h in merged if h[1] >= merged[min(n, len(merged)) - 1][1]] if ties else merged[:n]
         return hits
 
     # ---- maintenance ----------------------------------------------------------------------------
