@@ -315,9 +315,11 @@ class KeywordIndex:
         hits = np.flatnonzero(scores > 0)
         if not len(hits):
             return []
-        if len(hits) > k:
+        if len(hits) > k and ties:
             kth = np.partition(scores[hits], len(hits) - k)[len(hits) - k]
-            hits = hits[scores[hits] >= kth] if ties else hits[np.argpartition(-scores[hits], k - 1)[:k]]
+            hits = hits[scores[hits] >= kth]
+        elif len(hits) > k:
+            hits = hits[np.argpartition(-scores[hits], k - 1)[:k]]
         out = [(names[i], float(scores[i])) for i in hits.tolist()]
         out.sort(key=lambda kv: (-kv[1], kv[0]))
         return out  # type: ignore[return-value]
