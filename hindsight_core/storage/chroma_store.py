@@ -177,8 +177,9 @@ class ChromaStore:
         self.read_only = False  # opened read-only: every write raises (see ``persistent``)
         self.secure_delete = False  # wipe deleted bytes from the folder's files (embedded folders only)
         self._copy: str | None = None  # the private copy a read-only store reads
-        self._ram_folder: str | None = None  # an in-memory store's folder in RAM (storage/_ram_folder.py)
-        self._ram_finalizer: weakref.finalize | None = None  # removes it at close, collection or exit
+        #: An in-memory store's folder in RAM (``path``, storage/_ram_folder.py) is removed by this at
+        #: close, collection or exit.
+        self._ram_finalizer: weakref.finalize | None = None
         self._server = server
         self.description = description
         self._owned_database = owned_database
@@ -264,7 +265,6 @@ class ChromaStore:
                 raise
             store.description = "in-memory Chroma"
             store.logs_changes = False  # no other engine can open a private folder
-            store._ram_folder = folder
             # an engine never closed: its Chroma core is stopped and the folder removed when the store is
             # collected or at exit (the finalizer holds the client, not the store)
             store._ram_finalizer = weakref.finalize(store, _ram_folder.remove, folder, os.getpid(), store.client)
