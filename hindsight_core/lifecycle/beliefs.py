@@ -45,6 +45,7 @@ import numpy as np
 from hindsight_core.errors import InvalidInputError, LLMError
 from hindsight_core.lifecycle.belief_trust import corroborated, may_supersede, pending_flags
 from hindsight_core.lifecycle.update_cues import look_alike, update_cue
+from hindsight_core.lifecycle.update_languages import is_foreign, linked_across_languages, says_changed
 from hindsight_core.lifecycle.update_rules import (RELATED_MIN_SIM, is_tool_record, judge_update, sibling_fact,
                                                    update_strength)
 from hindsight_core.lifecycle.value_forms import anchored_change
@@ -346,8 +347,10 @@ def supersede_on_capture(
     stored_cands: dict[str, list[tuple[str, float]]] = {}  # new unit id -> stored units to compare, best first
     gate = min(cfg.contradiction_min_sim, RELATED_MIN_SIM)  # the slot rules compare reworded pairs too
     for row, n in enumerate(todo):
-        close = [(i, sim) for i, sim in near.get(units[n].id, []) if sim >= gate or (
-            sim >= _ANCHORED_MIN_SIM and i in index.units and anchored_change(index.units[i].text, units[n].text))]
+        foreign = is_foreign(units[n].text)  # the embedder is English: a message in another language sits far away
+        close = [(i, sim) for i, sim in near.get(units[n].id, []) if sim >= gate or (i in index.units and (
+            (sim >= _ANCHORED_MIN_SIM and anchored_change(index.units[i].text, units[n].text))
+            or (foreign and linked_across_languages(index.units[i].text, units[n].text))))]
         stored_cands[units[n].id] = _with_entity_neighbours(index, units[n], vecs[row], close)
     fetch: set[str] = set()  # stored beliefs that may be updated: only these are read in full
     for n in todo:
@@ -393,7 +396,8 @@ def supersede_on_capture(
             reason, by_slots = _decide(older.text, newer.text, sim, cfg.contradiction_min_sim,
                                        llm if slot_updates == 0 and best_slot is None else None)
             if (reason is None or (by_slots and (slot_updates or best_slot not in (None, uid)))
-                    or (dated and not (by_slots and (update_cue(newer.text) is not None or is_tool_record(newer.text))))):
+                    or (dated and not (by_slots and (update_cue(newer.text) is not None or says_changed(newer.text)
+                                                   or is_tool_record(newer.text))))):
                 continue  # two dated events are both true, unless the later one says it changed or a tool reports it
             slot_updates += 1  # one slot-rule update per fact, and none beside a template update
             if may_supersede(older.source, newer.source) or corroborated(older, newer):

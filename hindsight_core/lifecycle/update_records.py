@@ -1,4 +1,5 @@
-"""Updates stated in another form: a machine record's field, or a message in another language.
+"""Updates stated in another form: a machine record's field (a message in another language:
+:mod:`~hindsight_core.lifecycle.update_languages`).
 
 Example:
     >>> from hindsight_core.lifecycle.slots import read
@@ -12,11 +13,9 @@ from __future__ import annotations
 import re
 
 from hindsight_core.lifecycle.slots import Reading, content, read, same_word
-from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, NOT_VALUE, is_tool_record, key_and_value, number_like,
-                                                  present)
-from hindsight_core.lifecycle.update_values import same_number_kind
+from hindsight_core.lifecycle.update_keys import NOT_VALUE, is_tool_record, key_and_value, number_like, present
 
-__all__ = ["tool_field_changed", "in_other_language"]
+__all__ = ["tool_field_changed"]
 
 _FIELD_EQ = re.compile(r"([A-Za-z][\w.-]*)\s*=\s*")
 _FIELD_COLON = re.compile(r"(?:^\s*|(?<=[.;|] ))([A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,2}):\s+(\S[^\n]*?)\.?$", re.M)
@@ -96,58 +95,3 @@ def tool_field_changed(older: str, newer: str, o: Reading) -> bool:
             continue
         return True
     return False
-
-
-#: Function words of Spanish, French, German, Portuguese and Italian: a message with several is in one of them.
-_FOREIGN_WORDS = frozenset("""el la los las que es ya pero con por para una del al muy también está son
-le les des est et une pour avec dans sur pas plus nous vous je c'est aussi au aux
-und ist der die das nicht mit ein eine ich wir ihr auch jetzt bitte zu im am vom
-em pode não uma com pra para você agora também estou está
-il che non sono della per gli anche adesso de en y mi tu su lo se un ce qui ne à auf von den dem zum zur di""".split())
-#: A foreign "not ... any more X" / "instead of X": X is the old value, named as gone.
-_FOREIGN_GONE = re.compile(r"\b(nicht mehr|statt|anstatt|ya no|no más|en vez de|em vez de|não mais|non più|plus|"
-                           r"au lieu de|invece di)\s+(\S+)", re.I)
-#: "Now", "no longer", "from now on", "moved", "changed", "new" in those languages.
-_FOREIGN_CUE = re.compile(
-    r"\b(ahora|ya no|desde ahora|a partir de|de ahora en adelante|cambi\w+|mudamos|mudé|mudó|nuev[oa]s?|en vez de|"
-    r"maintenant|désormais|dorénavant|à partir d\w*|ne \w+ plus|n'\w+ plus|plus de|déménag\w+|nouve(au|lle)s?|"
-    r"au lieu de|changé|jetzt|nicht mehr|kein\w* mehr|ab sofort|ab jetzt|ab (morgen|montag|dienstag|mittwoch|"
-    r"donnerstag|freitag|nächste\w*)|umgezogen|ge(ä|ae)ndert|verschoben|stattdessen|neu(e|er|es|en)?|"
-    r"agora|de agora em diante|não \w+ mais|mud(ou|amos|ei)|em vez de|adesso|ora|d'ora in poi|non più|invece)\b",
-    re.I)
-#: Names of languages in those languages and English: a reply-language preference changes by name.
-_LANGUAGE = re.compile(
-    r"\b(english|inglés|ingles|anglais|englisch|inglês|inglese|spanish|español|espagnol|spanisch|espanhol|spagnolo|"
-    r"french|francés|français|französisch|francês|francese|german|alemán|allemand|deutsch|alemão|tedesco|"
-    r"portuguese|portugués|portugais|portugiesisch|português|portoghese|italian|italiano|italien|italienisch)\b",
-    re.I)
-_FOREIGN_MIN = 2  # foreign function words that make a message foreign
-
-
-def _foreign(text: str) -> bool:
-    return sum(w in _FOREIGN_WORDS for w in re.findall(r"[\w']+", text.lower())) >= _FOREIGN_MIN
-
-
-def in_other_language(older: str, part: str, o: Reading, n: Reading, sim: float) -> bool:
-    """A message in Spanish, French, German, Portuguese or Italian with a change cue in that language
-    names another language to use, or another number of the earlier value's kind for a subject it
-    names (a shared name or id, or a close enough meaning)."""
-    if _foreign(older) or not _foreign(part) or not _FOREIGN_CUE.search(part):
-        return False
-    old_lang = {_LANGUAGE_GROUP.get(m.lower()[:4], m.lower()) for m in _LANGUAGE.findall(older)}
-    new_lang = {_LANGUAGE_GROUP.get(m.lower()[:4], m.lower()) for m in _LANGUAGE.findall(part)}
-    if old_lang and new_lang and not new_lang <= old_lang:
-        return True
-    old_nums = {t for t in o.tokens if number_like(t)}
-    new_nums = [t for t in n.tokens if number_like(t) and not present(t, o)]
-    subject = [w for w in key_and_value(older)[0] if not number_like(w)]
-    shared = any(present(x, n) for x in list(o.names) + subject) or sim >= CLOSE_SIM
-    kept = read(_FOREIGN_GONE.sub(" ", part))  # "nicht mehr 8443" names the old value as gone
-    return bool(old_nums and new_nums and shared and not any(present(v, kept) for v in old_nums)
-                and same_number_kind(old_nums, new_nums, o, n))
-
-
-#: The first four letters of a language's name in any of the six languages, to the language.
-_LANGUAGE_GROUP = {**{r: "en" for r in ("engl", "ingl", "angl")}, **{r: "es" for r in ("span", "espa", "spag")},
-                   **{r: "fr" for r in ("fren", "fran")}, **{r: "de" for r in ("germ", "alem", "deut", "tede")},
-                   **{r: "pt" for r in ("port",)}, **{r: "it" for r in ("ital",)}}

@@ -212,6 +212,22 @@ def test_natural_update_supersedes_and_recall_shows_the_present(engine):
     assert "[earlier: held until" in past.render()
 
 
+def test_a_change_written_in_another_language_supersedes(engine):
+    """The bundled embedder is English: a German update of an English fact sits far from it. The
+    names and loanwords both share link them; the other fact of the same subject stays."""
+    bank = engine.bank("languages")
+    old = bank.capture("Our supplier contact in Berlin is Herr Vogel.", mentioned_at=T0)
+    other = bank.capture("The Berlin supplier delivers on Thursdays.", mentioned_at=T0 + timedelta(days=1))
+    new = bank.capture("Ab sofort ist Frau Brandt unsere Ansprechpartnerin beim Berliner Lieferanten.",
+                       mentioned_at=T0 + timedelta(days=30))
+    assert new.supersedes == (old.unit_id,)
+    assert bank.get(other.unit_id).status is MemoryStatus.ACTIVE
+    res = bank.recall("Who is our contact at the Berlin supplier?", k=5, as_of=T0 + timedelta(days=40))
+    assert "Brandt" in res.hits[0].unit.text and all("Vogel" not in h.unit.text for h in res.hits)
+    question = bank.capture("¿Ahora el proveedor de Berlín entrega los viernes?", mentioned_at=T0 + timedelta(days=31))
+    assert question.supersedes == () and bank.get(other.unit_id).status is MemoryStatus.ACTIVE
+
+
 def test_look_alikes_keep_the_earlier_fact(engine):
     bank = engine.bank("alikes")
     fact = bank.capture("The search cluster runs Elasticsearch 7.17.", mentioned_at=T0)

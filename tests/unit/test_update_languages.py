@@ -1,0 +1,55 @@
+"""Updates written in another language than the fact they change (``lifecycle/update_languages.py``).
+
+The examples are this file's own; the measured figures come from the fresh update sets
+(``python -m benchmarks.updates --data benchmarks/data/updates_fresh/set_X.json``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hindsight_core.lifecycle.update_languages import (changed_in_other_language, is_foreign,
+                                                       linked_across_languages, says_changed)
+from hindsight_core.lifecycle.update_rules import judge_update
+
+YOGA = "Yoga with Camille: Saturdays 10am, community hall"
+OFFICE = "The Porto office is at Rua Augusta 12."
+LUNCH = "Friday lunch comes from Casa Pepe."
+
+
+@pytest.mark.parametrize(("older", "newer", "fit"), [
+    (YOGA, "Camille a déplacé le cours de yoga au dimanche à 9h.", 1.0),  # another weekday
+    (OFFICE, "O escritório do Porto mudou-se para a Avenida da Liberdade 40.", 1.0),  # another number
+    # the old value named only where it is said to be gone; the new one is a name
+    (LUNCH, "Desde hoy el almuerzo del viernes viene de Taquería Luna, Casa Pepe ya no abre.", 0.5),
+    ("Our supplier contact in Berlin is Herr Vogel.", "Ab sofort ist Frau Brandt unsere Ansprechpartnerin beim Berliner Lieferanten.", 0.5),
+])
+def test_a_change_in_another_language_is_read(older, newer, fit):
+    assert changed_in_other_language(older, newer) == fit
+    assert linked_across_languages(older, newer)
+    assert judge_update(older, newer, 0.2) == "changed, said in another language"
+
+
+@pytest.mark.parametrize("newer", [
+    "¿Ahora la clase de yoga con Camille es el domingo?",  # a question
+    "Si Camille déplace le cours de yoga au dimanche, on y va quand même.",  # a supposition
+    "Solo hoy la clase de yoga con Camille es el domingo a las 9.",  # a one-off
+    "Camille macht jetzt auch noch Yoga am Sonntag um 9.",  # an addition
+    "Camille hace yoga los sábados y ahora los domingos a las 9.",  # the earlier day still stands
+    "Ahora el club de lectura es el domingo a las 9.",  # another subject
+    "Camille moved yoga to Sunday at 9.",  # English: the English rules decide, not this one
+])
+def test_look_alikes_in_another_language_change_nothing(newer):
+    assert changed_in_other_language(YOGA, newer) == 0.0
+
+
+def test_the_earlier_value_restated_without_being_gone_keeps_it():
+    assert changed_in_other_language(LUNCH, "Los viernes seguimos con Casa Pepe, ahora también con postre.") == 0.0
+    assert changed_in_other_language(LUNCH, "Desde hoy el almuerzo del viernes viene de Casa Pepe y de Taquería Luna.") == 0.0
+
+
+def test_a_message_is_foreign_by_its_function_words():
+    assert is_foreign("Der Termin ist jetzt am Mittwoch.") and is_foreign("la réunion est déplacée à mardi")
+    assert not is_foreign("The meeting moved to Tuesday.") and not is_foreign(YOGA)
+    assert says_changed("Ab sofort ist das Büro in Köln.") and not says_changed("Das Büro ist in Köln.")
+    assert not says_changed("The office is in Cologne now.")
