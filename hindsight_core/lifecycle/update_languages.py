@@ -73,6 +73,7 @@ _FOREIGN_LOOK_ALIKE = re.compile(
     r"só|apenas) (hoy|heute|aujourd'hui|hoje|oggi|esta semana|diese woche|cette semaine)|ausnahmsweise|"
     r"exceptionnellement|excepcionalmente|eccezionalmente|\b(vamos a|voy a|wir wollen|on va|je vais|vou|"
     r"intent(é|amos|ó)|versucht|essayé|tentei|provato|pensamos|überlegen|"
+    r"wollten?|quería(mos)?|voul(ais|ait|ions)|queria(mos)?|volev(o|amo)|"
     r"también|además|aussi|en plus|auch noch|zusätzlich|também|anche)\b", re.I)
 
 #: Weekday names in English and the five languages (stems), to the day's number.
@@ -167,8 +168,9 @@ def _matches(anchor: str, words: list[str]) -> bool:
 
 
 def _one_letter_apart(a: str, b: str) -> bool:
-    """One letter replaced ("tokyo" / "tokio"), of words of one length."""
-    return len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1
+    """One vowel spelt another way ("tokyo" / "tokio"), not a consonant ("night" / "nicht")."""
+    diff = [(x, y) for x, y in zip(a, b) if x != y]
+    return len(a) == len(b) and len(diff) == 1 and set(diff[0]) <= set("aeiouy")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -35,6 +35,7 @@ def test_a_change_in_another_language_is_read(older, newer, fit):
     "Si Camille déplace le cours de yoga au dimanche, on y va quand même.",  # a supposition
     "Solo hoy la clase de yoga con Camille es el domingo a las 9.",  # a one-off
     "Camille macht jetzt auch noch Yoga am Sonntag um 9.",  # an addition
+    "Camille wollte den Yoga-Kurs auf Sonntag um 9 legen, aber der Saal war belegt.",  # an attempt
     "Camille hace yoga los sábados y ahora los domingos a las 9.",  # the earlier day still stands
     "Ahora el club de lectura es el domingo a las 9.",  # another subject
     "Camille moved yoga to Sunday at 9.",  # English: the English rules decide, not this one
@@ -46,6 +47,11 @@ def test_look_alikes_in_another_language_change_nothing(newer):
 def test_the_earlier_value_restated_without_being_gone_keeps_it():
     assert changed_in_other_language(LUNCH, "Los viernes seguimos con Casa Pepe, ahora también con postre.") == 0.0
     assert changed_in_other_language(LUNCH, "Desde hoy el almuerzo del viernes viene de Casa Pepe y de Taquería Luna.") == 0.0
+
+
+def test_a_spelling_variant_links_but_a_false_friend_does_not():
+    assert linked_across_languages("Our flight to Tokyo leaves on April 12.", "Unser Flug nach Tokio geht jetzt am 19. April.")
+    assert not linked_across_languages("Our night shift starts at 22:00.", "Das ist nicht mein Problem, die Schicht beginnt jetzt um 23 Uhr.")
 
 
 def test_a_message_is_foreign_by_its_function_words():
