@@ -282,12 +282,13 @@ def earlier_rivals(statements: list[Statement], query: str, judge: Judge | None 
     the rules name none.
     """
     from hindsight_core.lifecycle.belief_trust import may_supersede
+    from hindsight_core.lifecycle.update_languages import is_foreign, says_changed
 
     out: dict[str, str] = {}
     by_id = {s.id: s for s in statements}
     for newer in statements:
-        if newer.replaced_another:
-            continue
+        if newer.replaced_another or (is_foreign(newer.text) and not says_changed(newer.text)):
+            continue  # the look-alike gates read English: another language rivals only with a change cue
         earlier = [o for o in statements if o.id != newer.id
                    and o.mentioned_at + MIN_GAP_S <= newer.mentioned_at and o.speaker == newer.speaker
                    and may_supersede(o.source, newer.source)]

@@ -104,3 +104,18 @@ def test_a_sibling_fact_of_the_next_day_hides_nothing():
     facts = [_s("colour", "The boat is painted white.", 0), _s("mooring", "The boat has a winter mooring.", 1),
              _s("later", "got a new mooring rope for the boat, much thicker", 31)]
     assert earlier_rivals(facts, "What colour is the boat?") == {}
+
+
+def test_a_statement_in_another_language_rivals_only_with_a_change_cue():
+    """The look-alike gates read English: a later statement in another language is judged (by the
+    rules or the learned judge) only when it carries a change cue of its language."""
+    older = _s("a", "Paolo fa il turno di notte.", 0)
+    alike = _s("b", "No, Paolo non è passato al turno di pomeriggio, era solo una voce: fa sempre le notti.", 30)
+    changed = _s("c", "Da lunedì Paolo è passato al turno di pomeriggio, adesso fa le 14-22.", 30)
+
+    def always(newer, earlier):  # a judge that names the earlier fact for any later statement
+        return earlier[0]
+
+    question = "Which shift does Paolo work?"
+    assert earlier_rivals([older, alike], question, always) == {}
+    assert earlier_rivals([older, changed], question, always) == {"a": "c"}
