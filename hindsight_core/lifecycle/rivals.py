@@ -50,6 +50,7 @@ from typing import Callable
 from hindsight_core.lifecycle.slots import STOP, Reading, content, names, read, same_word
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, look_alike, relations,
                                                   without_effective_time)
+from hindsight_core.lifecycle.update_languages import is_foreign, says_changed
 from hindsight_core.lifecycle.update_rules import (another_id, key_and_value, one_belief, other_instance,
                                                    other_possessor, said, sibling_fact, subject_substituted)
 
@@ -282,7 +283,6 @@ def earlier_rivals(statements: list[Statement], query: str, judge: Judge | None 
     the rules name none.
     """
     from hindsight_core.lifecycle.belief_trust import may_supersede
-    from hindsight_core.lifecycle.update_languages import is_foreign, says_changed
 
     out: dict[str, str] = {}
     by_id = {s.id: s for s in statements}

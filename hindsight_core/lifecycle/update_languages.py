@@ -29,11 +29,18 @@ import functools
 import re
 import unicodedata
 
+from hindsight_core.lifecycle._timewords import WEEKDAYS
 from hindsight_core.lifecycle.slots import Reading, read, same_word
 from hindsight_core.lifecycle.update_keys import CLOSE_SIM, DAY_OR_MONTH, key_and_value, number_like, present
 from hindsight_core.lifecycle.update_values import same_number_kind
 
 __all__ = ["is_foreign", "says_changed", "in_other_language", "changed_in_other_language", "linked_across_languages"]
+
+
+def _fold(text: str) -> str:
+    """Lower case without accents ("Thèse" -> "these", "Münchner" -> "munchner")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
+
 
 #: Function words of Spanish, French, German, Portuguese and Italian: a message with several is in one of them.
 _FOREIGN_WORDS = frozenset("""el la los las que es pero por para una del al muy también está
@@ -76,15 +83,14 @@ _FOREIGN_LOOK_ALIKE = re.compile(
     r"wollten?|quería(mos)?|voul(ais|ait|ions)|queria(mos)?|volev(o|amo)|"
     r"también|además|aussi|en plus|auch noch|zusätzlich|também|anche)\b", re.I)
 
-#: Weekday names in English and the five languages (stems), to the day's number.
-_DAYS = {stem: day for day, stems in enumerate((
-    ("monday", "lunes", "lundi", "montag", "segunda", "lunedi"),
-    ("tuesday", "martes", "mardi", "dienstag", "terca", "martedi"),
-    ("wednesday", "miercoles", "mercredi", "mittwoch", "quarta", "mercoledi"),
-    ("thursday", "jueves", "jeudi", "donnerstag", "quinta", "giovedi"),
-    ("friday", "viernes", "vendredi", "freitag", "sexta", "venerdi"),
-    ("saturday", "sabado", "samedi", "samstag", "sonnabend", "sabato"),
-    ("sunday", "domingo", "dimanche", "sonntag", "domenica"))) for stem in stems}
+#: Weekday names in English and the five languages, accents folded, to the day's number (Monday = 0):
+#: the time parser's table (en, es, fr, de; Portuguese shares "sábado" and "domingo"), and the other
+#: Portuguese and the Italian names, which the time parser does not read ("a quinta vez" is "the
+#: fifth time", not a Thursday).
+_DAYS = {**{_fold(name): day for name, day in WEEKDAYS.items()}, "sonnabend": 5,
+         **{name: day for day, names in enumerate((("segunda", "lunedi"), ("terca", "martedi"), ("quarta", "mercoledi"),
+                                                   ("quinta", "giovedi"), ("sexta", "venerdi"), ("sabato",),
+                                                   ("domenica",))) for name in names}}
 #: Subject words too common to link two messages by themselves.
 _WEAK_ANCHORS = frozenset({"team", "group", "new", "old", "weekly", "daily", "usual", "always", "every", "place"})
 #: A label before the fact ("Noted:", "FYI -"), which is not its subject.
@@ -92,11 +98,6 @@ _LABEL = re.compile(r"^\s*(noted|note|fyi|reminder|for the record|update)\b[^:\-
 _WORD = re.compile(r"[^\W_][\w.'-]*", re.UNICODE)
 _CAPITAL = re.compile(r"(?<![.!?:]\s)(?<!^)(?<![\w'])([A-Z][\w'-]+)")
 _CLAUSES = re.compile(r"[,;!:()]|\.(?=\s|$)|\s[-–—]\s")
-
-
-def _fold(text: str) -> str:
-    """Lower case without accents ("Thèse" -> "these", "Münchner" -> "munchner")."""
-    return "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
 
 
 def is_foreign(text: str) -> bool:
@@ -180,13 +181,13 @@ def _earlier(older: str) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[st
     older = _LABEL.sub("", older, count=1)
     subject, _, value = key_and_value(older)
     values = tuple(_fold(w) for w in value)
-    outside = tuple(_fold(w) for w in read(older).names if _fold(w) not in values)
+    older_names = [_fold(w) for w in read(older).names]
+    outside = tuple(w for w in older_names if w not in values)
     anchors = tuple(dict.fromkeys(_fold(w) for w in subject + outside
                                   if not number_like(w) and len(w) >= 3 and w not in _WEAK_ANCHORS))
     numbers = frozenset(_fold(w) for w in value if number_like(w))
     days = frozenset(d for d in (_day(w) for w in values) if d is not None)
-    names = frozenset(_fold(w) for w in read(older).names
-                      if _fold(w) in values and _fold(w) not in anchors and not DAY_OR_MONTH.fullmatch(_fold(w)))
+    names = frozenset(w for w in older_names if w in values and w not in anchors and not DAY_OR_MONTH.fullmatch(w))
     return anchors, values, numbers, days, names
 
 
@@ -234,7 +235,7 @@ def changed_in_other_language(older: str, part: str, message: str | None = None)
         elif not all(j + 1 < len(said) and said[j + 1] in new_names  # "im Chalet Bergkristall": a head of the new name
                      for j, w in enumerate(said) if any(_matches(v, [w]) for v in names | numbers)):
             return 0.0
-    if not named_gone and not (anchors and _matches_any(anchors, _words(newer))):
+    if not named_gone and not (anchors and _matches_any(anchors, [w for _, said, _ in clauses for w in said])):
         return 0.0
     if (numbers and any(_clock(w) == _clock(v) for w in new_numbers for v in numbers)) or (days and new_days):
         return 1.0
