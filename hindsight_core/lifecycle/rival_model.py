@@ -11,7 +11,9 @@ benchmarks.rival_model`` fits it and reports leave-one-set-out figures; the weig
 It never overrides the look-alike cues: a later text that as a whole asks, plans, supposes, denies
 or adds (:mod:`~hindsight_core.lifecycle.update_cues`) is no candidate; nor is an earlier text that
 is not one statement of a value (a chat turn, a story), nor a question about a past event ("When
-did ..."). The signals:
+did ..."), nor the speaker's own fact against another person's ("I prefer mornings" / "Chris told me
+he prefers afternoons"), nor one of a numbered series against its sibling ("U12 match" / "U14 game").
+The signals:
 
 - how close the three texts are (cosines of the stored vectors), and whether the earlier statement
   is the one of the earlier candidates closest to the question and to the later text;
@@ -48,7 +50,9 @@ from hindsight_core.lifecycle.rivals import _STRONG_SLOTS, _numbers, _place, _pr
 from hindsight_core.lifecycle.slots import read
 from hindsight_core.lifecycle.update_cues import (assertive_part, clause_look_alike, denies, is_addition, look_alike,
                                                   relations, split_clauses, update_cue, without_effective_time)
-from hindsight_core.lifecycle.update_rules import one_belief, other_possessor, said, subject_substituted
+from hindsight_core.lifecycle.update_keys import sibling_id
+from hindsight_core.lifecycle.update_rules import (about_someone_else, one_belief, other_possessor, said,
+                                                   subject_substituted)
 
 __all__ = ["Closeness", "FEATURES", "asks_about_now", "features", "probability", "score", "THRESHOLD", "MIN_CLOSENESS"]
 
@@ -124,6 +128,8 @@ def _text_signals(older: str, newer: str, query: str) -> tuple[float, ...] | Non
     stated = without_effective_time(assertive_part(newer, about)) or newer
     if len(split_clauses(stated)) == 1 and is_addition(stated):
         return None  # "I also like tea"; in a longer message an "also" may belong to another matter
+    if about_someone_else(older, stated) or sibling_id(older, stated):
+        return None  # "I prefer mornings" / "Chris told me he prefers afternoons"; "U12 match" / "U14 game"
     o, q, n = read(older), read(query), read(stated)
     asked = list(dict.fromkeys(q.tokens))
     anchor = [w for w in asked if _present(w, o)]

@@ -50,9 +50,11 @@ from typing import Callable
 from hindsight_core.lifecycle.slots import STOP, Reading, content, names, read, same_word
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, look_alike, relations,
                                                   without_effective_time)
+from hindsight_core.lifecycle.update_keys import sibling_id
 from hindsight_core.lifecycle.update_languages import is_foreign, says_changed
-from hindsight_core.lifecycle.update_rules import (another_id, key_and_value, one_belief, other_instance,
-                                                   other_possessor, said, sibling_fact, subject_substituted)
+from hindsight_core.lifecycle.update_rules import (about_someone_else, another_id, key_and_value, one_belief,
+                                                   other_instance, other_possessor, said, sibling_fact,
+                                                   subject_substituted)
 
 __all__ = ["rival", "earlier_rivals", "value_and_new", "Statement", "Judge", "REASON", "ANCHOR_COVERAGE",
            "QUESTION_COVERAGE", "MIN_GAP_S"]
@@ -163,7 +165,11 @@ def rival(older: str, newer: str, query: str) -> str | None:
     missing = {w for w in anchor if w not in kept}
     if len(kept) < ANCHOR_COVERAGE * len(anchor) or any(w in o.names and w in missing for w in anchor):
         return None
-    if (another_id(older, stated) or other_instance(older, stated) or other_possessor(older, stated, tuple(anchor))
+    asked_slots = q.slots & o.slots & _STRONG_SLOTS - {"location"}  # a new place is often only a name
+    if asked_slots and not asked_slots & n.slots:
+        return None  # "Which port ...?": the earlier statement gives the port, the later text no port at all
+    if (another_id(older, stated) or sibling_id(older, stated) or other_instance(older, stated)
+            or other_possessor(older, stated, tuple(anchor)) or about_someone_else(older, stated)
             or sibling_fact(older, stated)
             or _qualified_away(older, stated, missing) or (missing and subject_substituted(older, stated, missing))):
         return None

@@ -42,18 +42,28 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"want to try|wants? to try|floated|"
         r"propos(e|ed|al)|might try|could try|tempted|tempting|wondering|someday|one day|eventually|"
         r"depends (on )?how|next (year|quarter|month)\b.*\b(might|maybe|if|depends)|hop(e|ing) to|aim(ing)? (to|for)|"
-        r"keep (you|everyone) posted|(we|i) should (really )?(?!be\b)\w+)\b", _F)),
+        r"keep (you|everyone) posted|(we|i) should (really )?(?!be\b)\w+|"
+        # "thinking the supplies could go in the garage", "they were talking about pushing it",
+        # "Plan for next sprint: ..." (not "we're looking at the 22nd", nor a receipt's "Plan: Premium")
+        r"thinking\b[^.;]{0,40}\b(could|should|might)|(were|was|are|been) talking (about|of)|"
+        r"plan for (next|this|the coming) \w+)\b", _F)),
     ("temporary", re.compile(
         r"\b(just|only)\b[^.;,]{0,25}\b(today|tonight|tomorrow|this (week|weekend|morning|afternoon|evening|time|once))\b|"
         r"\b(today|tonight|tomorrow|this (week|weekend|time)) only\b|\btemporar(y|ily)\b|\bfor the (day|night|weekend)\b|"
         r"\b(this (week|weekend)|today|tonight)\b[^.;]{0,40}\b(while|because|since I|special occasion)\b|"
         r"\b(while|because)\b[^.;]{0,60}\b(this (week|weekend)|today|tonight)\b|"
-        r"\bskipping\b|\bspecial occasion\b|\bnormal\b[^.;]{0,30}\bagain\b|\bback to (the )?(normal|usual|regular)\b|"
+        r"\bskipping\b|\bspecial occasion\b|\bnormal\b[^.;]{0,30}\bagain\b|"
+        r"\bback to (the |his |her |their |my |our |its )?(normal|usual|regular)\b|"
+        # "this sat only", "just for this trip", "for the next five days"
+        r"\bthis (mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\w* only\b|"
+        r"\b(just|only) for (this|that|the) (trip|visit|match|game|event|one|occasion|run|shift|month|round)\b|"
+        r"\bfor the next (few |couple of |\w+ )?(days|weeks|nights|hours)\b|"
         r"\bthis (week|weekend) only\b|\bfor now\b|\buntil (after|tomorrow|tonight)\b",
         _F)),
     ("failed_attempt", re.compile(
         r"\b(tried|attempted|trying)\b.*\b(but|rolled back|roll back|failed|fail|was full|didn't|couldn't|no luck|"
-        r"reverted|all taken|oh well|sold out|booked up|unavailable)\b|\brolled (it )?back\b|\breverted\b|"
+        r"reverted|all taken|oh well|sold out|booked up|unavailable|won't let|wouldn't let|won't allow|no chance)\b|"
+        r"\b(going|goes|went|put it|putting it) back where (it|they) (was|were|belongs?)\b|\brolled (it )?back\b|\breverted\b|"
         r"\bsaid (no(?!\s+(more|longer))|absolutely not)\b|\bturned (us|it|that|me) down\b|\b(refused|declined)\b", _F)),
     ("cancelled_plan", re.compile(
         r"\b(scrapped|shelved|abandoned|dropped|cancell?ed|killed) the (plan|idea|proposal|move)\b|"
@@ -62,18 +72,26 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(almost|nearly)\s+\w+(ed|t)\b[^.;]*\bbut\b|\bcame close to\b[^.;]*\bbut\b|"
         r"\bkept (it|them|things|everything|the \w+)( \w+)? (where|as|the way) (it|they) (was|were|is|are)\b|"
         r"\bdecided (not to|against)\b|\bcalled (it|the \w+) off\b|\b(was|were) going to\b[^.;]*\b(but|nixed|off)\b|"
-        r"\bidea'?s? (has |was )?(been )?(dropped|scrapped|shelved)\b|\bthat'?s off\b|\bnixed\b", _F)),
+        r"\bidea'?s? (has |was )?(been )?(dropped|scrapped|shelved)\b|\bthat'?s off\b|\bnixed\b|"
+        r"\b(rejected|vetoed|voted down|shot down|turned down|dropped|scrapped|shelved) (it|that|this)\b", _F)),
     ("past_event", re.compile(
         r"\b(back in|in (19|20)\d\d|last year('s)?|in college|in school|growing up|grew up|used to|remember when|"
         r"years ago|when I was|back when|in the old days|spent \d+ years|as a kid|good times|last time|"
-        r"in the (sixties|seventies|eighties|nineties|\d0s)|old (photo|picture)s?)\b|"
+        r"in the (sixties|seventies|eighties|nineties|\d0s)|old (photo|picture)s?|throwback|when (we|i) first|"
+        r"at my (first|old|previous|last) (job|place|company|school|flat|house))\b|"
         r"\b(previous|former|prior)\b[^.;,]{0,40}\b(was|were|had)\b", _F)),  # "the previous project's deadline was"
 )
 _DENIAL = re.compile(
     r"\b(it didn'?t|it did not|didn'?t change|hasn'?t changed|has not changed|nothing'?s changed|nothing has changed|"
     r"not true|isn'?t true|rumou?rs?|false alarm|ignore the|still the same|no change|never (moved|changed)|"
-    r"is still\b[^.]*\bnot|did(n'?t| not) (\w+ )?(move|change|switch|happen|go through)|"
-    r"nothing (new )?(changed|went live)|(was|just|only) an? (\w+ ){0,2}glitch)\b", _F)
+    r"is still\b[^.]*\bnot|did(n'?t| not) (\w+ ){0,4}(move|change|switch|happen|go through|agree)|"
+    r"nothing (new )?(changed|went live)|(was|just|only) an? (\w+ ){0,2}glitch|"
+    r"(hasn'?t|has not|haven'?t|have not) budged|"
+    # the earlier value is said to stand, or nothing is decided yet
+    r"(don'?t|do not|never),? never (have|did)|same as before|"
+    r"(date|price|fee|rate|plan|deadline|time|budget|decision|it|that|everything) (still )?stands|"
+    r"nothing('s| is| has been)? decided|not decided yet|no decision yet)\b|"
+    r"\bforget (about )?(that|it)\s*(?:[.!]+|$)", _F)
 _QUESTION_OPEN = re.compile(
     r"^\s*(wait|so|hey|um|hmm|quick q(uestion)?|q)?[,:]?\s*(did|does|do|is|are|was|were|should|shall|could|can|"
     r"would|will|has|have|anyone|any ?one|how|what|when|where|which|who|why|whats|what's|when's|where's|who's)\b", _F)

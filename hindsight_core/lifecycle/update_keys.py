@@ -19,7 +19,7 @@ from hindsight_core.lifecycle.update_cues import update_cue
 
 __all__ = ["CLOSE_SIM", "RELATED_MIN_SIM", "MAIN_VERB", "is_tool_record", "NOT_VALUE", "key_and_value", "key_heads",
            "present", "number_like", "is_id", "other_id", "raw_words", "stem_word", "stranger", "MONTH",
-           "DAY_OR_MONTH", "another_id"]
+           "DAY_OR_MONTH", "another_id", "sibling_id"]
 
 #: Cosine from which two statements sharing an attribute slot may be about the same thing even when
 #: the later one names the subject differently ("the main db" for "our primary Postgres instance").
@@ -149,3 +149,38 @@ DAY_OR_MONTH = re.compile(r"(mon|tues|wednes|thurs|fri|satur|sun)day|(jan|febr)u
 def another_id(older: str, newer: str) -> bool:
     """Both name a numbered id of one shape and not each other's ("db-primary-01" / "db-replica-03")."""
     return other_id(read(older), read(newer))
+
+
+#: Codes that number one of a series: "U12" / "U14" (letters, digits), "6B" / "6A" (digits, a letter).
+_SERIES_CODE = re.compile(r"(?<![\w-])(?:([a-z]{1,4})(\d{1,4})|(\d{1,4})([a-z]))(?![\w-])", re.I)
+#: Hyphenated ids of one family: "ledger-api" / "ledger-worker" (not a phrasal noun: "sign-off", "check-in").
+_FAMILY_ID = re.compile(r"(?<![\w-])([a-z][a-z0-9]*)-((?!(?:off|up|in|out|on|down|over|back|by|to)\b)[a-z][a-z0-9]*)(?![\w-])",
+                        re.I)
+
+
+def _series(text: str) -> set[tuple[str, str, str]]:
+    return {("letters", m.group(1).lower(), m.group(2)) if m.group(1) else ("digits", m.group(3), m.group(4).lower())
+            for m in _SERIES_CODE.finditer(text)}
+
+
+def sibling_id(older: str, part: str) -> bool:
+    """A code or hyphenated id in the earlier statement's subject has a sibling in ``part``, and
+    itself is not there: "U12 boys match kicks off at 10" / "U14 boys game kicks off 11:30",
+    "ledger-api listens on 8443" / "moved ledger-worker to 9443". One series, two subjects. A code
+    that is the value ("my flight is TP1353" / "it's TP1351") is left to the other rules.
+
+    Example:
+        >>> sibling_id("The ledger-api service listens on port 8443.", "moved ledger-worker to 9443")
+        True
+        >>> sibling_id("The ledger-api service listens on port 8443.", "ledger-api moved to 9443")
+        False
+    """
+    subject = set(key_and_value(older)[0])
+    later = _series(part)
+    for kind, stem, tail in _series(older):
+        if stem + tail in subject and (kind, stem, tail) not in later \
+                and any(k == kind and s == stem and t != tail for k, s, t in later):
+            return True
+    family = {(m.group(1).lower(), m.group(2).lower()) for m in _FAMILY_ID.finditer(part)}
+    return any(f"{a}-{b}" in subject and (a, b) not in family and any(x == a and y != b for x, y in family)
+               for m in _FAMILY_ID.finditer(older) for a, b in [(m.group(1).lower(), m.group(2).lower())])

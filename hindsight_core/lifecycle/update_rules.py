@@ -32,15 +32,15 @@ from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_add
                                                   update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_VALUE, RELATED_MIN_SIM, another_id, is_id,
                                                   is_tool_record, key_and_value, key_heads, number_like, other_id,
-                                                  present)
+                                                  present, sibling_id)
 from hindsight_core.lifecycle.update_languages import changed_in_other_language, in_other_language
 from hindsight_core.lifecycle.update_records import tool_field_changed
 from hindsight_core.lifecycle.update_roles import moved_elsewhere, renamed, role_change
 from hindsight_core.lifecycle.update_statements import (is_atomic, is_episode_turn, one_belief, one_sentence, said,
                                                         split_sentences)
-from hindsight_core.lifecycle.update_subjects import (another_subject, flipped, negates_another, other_instance,
-                                                      other_possessor, parallel, sibling_fact, subject_substituted,
-                                                      swapped)
+from hindsight_core.lifecycle.update_subjects import (about_someone_else, another_subject, flipped, negates_another,
+                                                      other_instance, other_possessor, parallel, sibling_fact,
+                                                      subject_substituted, swapped)
 from hindsight_core.lifecycle.update_values import (near_removal, one_number_per_slot, qualifier_swapped, same_number_kind,
                                                     same_shape, states_new_value, value_removed)
 from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, form_change
@@ -48,7 +48,7 @@ from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, form_ch
 # The rule families live in their own modules (keys, statements, subjects, values, roles, records);
 # the public names they had here are re-exported for callers of this module.
 __all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record", "one_belief", "said", "another_id",
-           "subject_substituted", "other_instance", "other_possessor", "sibling_fact", "RELATED_MIN_SIM", "CLOSE_SIM", "SLOT_MATCH_BONUS"]
+           "subject_substituted", "other_instance", "other_possessor", "about_someone_else", "sibling_fact", "RELATED_MIN_SIM", "CLOSE_SIM", "SLOT_MATCH_BONUS"]
 
 #: Share of the earlier statement's key words the later text must repeat to be about the same key.
 KEY_COVERAGE = 0.5
@@ -141,8 +141,9 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     if not part.strip():
         return None, 0.0
     o, n = read(older), read(part)
-    if other_id(o, n) or other_instance(older, part) or other_possessor(older, part):
-        return None, 0.0  # one template, two subjects
+    if (other_id(o, n) or sibling_id(older, part) or other_instance(older, part) or other_possessor(older, part)
+            or about_someone_else(older, part)):
+        return None, 0.0  # one template, two subjects; or the speaker's fact, then another person's
     role = role_change(older, part, o)
     if role is not None:
         return role, 1.0

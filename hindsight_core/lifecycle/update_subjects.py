@@ -19,7 +19,7 @@ from hindsight_core.lifecycle.update_keys import (DAY_OR_MONTH, MAIN_VERB, NOT_V
                                                   present, raw_words, stem_word, stranger)
 
 __all__ = ["swapped", "flipped", "parallel", "subject_substituted", "another_subject", "other_instance",
-           "other_possessor", "negates_another", "sibling_fact"]
+           "other_possessor", "about_someone_else", "negates_another", "sibling_fact"]
 
 _PARALLEL_MAX = 14  # content words; longer texts are messages, not template facts
 _SHORT_STATEMENT = 6  # content words of a one-fact statement ("The auth api moved to port 3896.")
@@ -189,16 +189,22 @@ def other_instance(older: str, newer: str) -> bool:
 
 
 _MINE = frozenset({"my", "our"})
+#: "Mia's flight": a capitalised owner and the word after it.
+_NAMED_OWNER = re.compile(r"\b([A-Z][\w-]+)['’]s\s+(\w+)")
 _THEIRS = re.compile(r"\b(their|his|her|its|[\w-]+'s|[\w-]+’s)\s+(\w+)", re.I)
 
 
 def other_possessor(older: str, newer: str, heads: tuple[str, ...] = ()) -> bool:
     """The earlier statement is about the speaker's own thing ("my manager", "our Pro plan") and the
-    later text gives that thing another owner ("my brother's manager", "their Pro plan").
+    later text gives that thing another owner ("my brother's manager", "their Pro plan"); or it is a
+    named owner's thing ("Mia's flight") and the later text another name's, not naming the first
+    ("Ben's flight home got moved").
 
     ``heads``: the words that name the thing (default: the earlier statement's subject words)."""
     o_raw = [w.lower() for w in _RAW.findall(older)]
     heads = heads or key_and_value(older)[0]
+    if _another_named_owner(older, newer, heads):
+        return True
     owned = {stem_word(o_raw[i + 1]) for i in range(len(o_raw) - 1) if o_raw[i] in _MINE}
     owned = {w for w in owned if any(same_word(w, h) for h in heads)}
     if not owned:
@@ -219,6 +225,67 @@ def other_possessor(older: str, newer: str, heads: tuple[str, ...] = ()) -> bool
                 and n_raw[j - 1] not in _NOT_OTHER and stranger(stem_word(n_raw[j - 1]), o_raw)):
             return True
     return False
+
+
+def _another_named_owner(older: str, newer: str, heads: tuple[str, ...]) -> bool:
+    newer_low = newer.lower()
+    for m in _NAMED_OWNER.finditer(older):
+        owner, thing = m.group(1).lower(), stem_word(m.group(2).lower())
+        if not any(same_word(thing, h) for h in heads) or re.search(rf"\b{re.escape(owner)}\b", newer_low):
+            continue
+        for t in _THEIRS.finditer(newer):
+            other = t.group(1).lower().replace("’", "'")
+            if other.endswith("'s") and other[:-2] != owner and same_word(stem_word(t.group(2).lower()), thing):
+                return True
+    return False
+
+
+#: The speaker opens the earlier statement about themselves ("I prefer...", "My step goal is...", after a
+#: label such as "Noted:"), not about a person they have ("My sister lives in Porto").
+_PEOPLE_HAD = (r"(husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|roommate|flatmate|mom|mum|mother|dad|father|"
+               r"sister|brother|sis|bro|cousin|friend|aunt|uncle|niece|nephew|grandma|grandpa|granny|neighbou?r|"
+               r"colleague|kid|kids|son|daughter|boss|coach|doctor|dentist|physio|therapist|manager)")
+_SELF_OPENING = re.compile(r"^\W*(?:(?:noted|note|fyi|reminder|allerg(?:y|ies)|preferences?|update)\s*:\s*)?"
+                           r"(?:i|i'm|i've|i'd|i'll|my|mine)\b(?!\s+" + _PEOPLE_HAD + r"\b)", re.I)
+_SPEAKER = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|myself)\b(?!\s+" + _PEOPLE_HAD + r"\b)", re.I)
+_SPEAKERS = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'd|our|ours|us)\b(?!\s+"
+                       + _PEOPLE_HAD + r"\b)", re.I)
+_TOLD_ME = re.compile(r"\b(told|tells|asked|sent|gave|showed|texted|emailed|messaged) (me|us)\b", re.I)
+_THIRD_PERSON = re.compile(r"\b(he|she|he's|she's|his|her|him|hers)\b", re.I)
+_REPORTS = re.compile(r"\b(?!(?:it|that|what|there|here|who|let|everyone|everybody|nobody|someone|somebody|one|"
+                      r"he|she|they|you|we|i)\b)"
+                      r"([a-z][a-z-]+)(?:'s|’s)?\s+(says|said|keeps|kept|told me|tells me|thinks|reckons|insists|"
+                      r"insisted|swears)\b", re.I)
+_INNER_NAME = re.compile(r"(?<!^)(?<![.!?:]\s)\b([A-Z][a-z]+)")
+
+
+def about_someone_else(older: str, part: str) -> bool:
+    """The earlier statement is the speaker's own ("I prefer morning meetings", "My step goal is
+    10,000") and ``part`` (the stated part of the later text) is another person's affair in the
+    speaker's words: "Chris told me he prefers afternoons", "farrukh keeps insisting 19 is ...",
+    "my brother's resting HR is 72, he's ...". It must not speak of the speaker's own thing
+    ("I", "my"; "we" only outside its first clause) nor name a person the earlier statement names.
+
+    Example:
+        >>> about_someone_else("I prefer morning meetings.", "Chris told me he prefers afternoon meetings now.")
+        True
+        >>> about_someone_else("I prefer morning meetings.", "I prefer afternoons now, he says it suits the team.")
+        False
+    """
+    if not _SELF_OPENING.match(older):
+        return False
+    part = _TOLD_ME.sub("", part)
+    if _SPEAKER.search(part):
+        return False
+    first = re.split(r",\s+(?=(?:but|so|and then|though|although|which)\b)|\s+but\s+|[.;!?]\s+|\s+[—–-]\s+", part,
+                     maxsplit=1)[0]
+    if _SPEAKERS.search(first):
+        return False
+    older_low, part_low = older.lower(), part.lower()
+    reporter = _REPORTS.search(first)
+    if reporter is not None and reporter.group(1).lower() not in older_low:
+        return True
+    return bool(_THIRD_PERSON.search(first)) and not any(n.lower() in part_low for n in _INNER_NAME.findall(older))
 
 
 #: People someone has: "my brother's *best friend*" is another person than my brother.

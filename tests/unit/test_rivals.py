@@ -119,3 +119,13 @@ def test_a_statement_in_another_language_rivals_only_with_a_change_cue():
     question = "Which shift does Paolo work?"
     assert earlier_rivals([older, alike], question, always) == {}
     assert earlier_rivals([older, changed], question, always) == {"a": "c"}
+
+
+def test_a_later_text_with_none_of_the_asked_slot_rivals_nothing():
+    # the question asks for a port; the later text is about the same exporter but states no port
+    assert rival("The node exporter on the web hosts listens on port 9100.",
+                 "The web node exporter is scraped by Prometheus every 15s.",
+                 "Which port does the node exporter on the web hosts use?") is None
+    assert rival("The node exporter on the web hosts listens on port 9100.",
+                 "node exporter on the web hosts moved to port 9110",
+                 "Which port does the node exporter on the web hosts use?") == REASON

@@ -354,3 +354,82 @@ def test_sibling_fact():
     assert sibling_fact("The garden shed is painted green.", "The garden shed has a padlock.")
     assert not sibling_fact("The garden shed is painted green.", "The garden shed is painted grey now.")
     assert not sibling_fact("My son Leo is 9.", "Leo turned 10 on Saturday")  # a new number: the rules decide
+
+
+@pytest.mark.parametrize("text, form", [
+    ("this Thursday only, choir rehearses in the church hall", "temporary"),
+    ("just for this visit we're parking at the east garage", "temporary"),
+    ("for the next three weeks while the cast is on, the dog gets the short walk at 7", "temporary"),
+    ("the sitter feeds the cat at 6 until Sunday, then back to her usual routine", "temporary"),
+    ("Plan for next quarter: move the cron jobs to the new box if the budget allows.", "plan"),
+    ("thinking the bikes could live in the cellar once it's cleared out", "plan"),
+    ("Throwback: at my old job we deployed every Friday afternoon.", "past_event"),
+    ("we'd half-planned a stop in Ghent on the way but scrapped it, too rushed", "cancelled_plan"),
+])
+def test_look_alikes_said_in_passing(text, form):
+    assert look_alike(text) == form
+
+
+@pytest.mark.parametrize("text", [
+    "No, the gym did NOT decide to move the spin class to 7, whatever the flyer says",
+    "people keep saying we meet in room 4. we don't, never have",
+    "they floated raising dues to 60 but the vote went against it, so forget that.",
+    "the committee debated a later start for weeks, the time stands",
+    "I argued for a bigger travel budget. finance said not this year, so same as before.",
+    "We're touring the new daycare next week. Nothing decided, don't tell Grandma yet.",
+])
+def test_the_earlier_value_said_to_stand_blocks_the_whole_message(text):
+    assert look_alike(text) == "denial"
+
+
+@pytest.mark.parametrize("text", [
+    "the design review slipped two weeks, so we're looking at the 22nd instead",  # an idiom, not a plan
+    "Streamly receipt\nPlan: Family\nAmount charged: 21.49\nBilling period: monthly",  # a field, not a plan
+    "forget Tuesday, the pottery class is on Wednesdays now",
+    "we scrapped the old VPN, everything goes through Tailscale now",
+])
+def test_updates_with_words_of_look_alikes_stay_updates(text):
+    assert look_alike(text) is None
+
+
+@pytest.mark.parametrize("older, newer, other", [
+    ("I prefer morning meetings, ideally before 10am.", "Dana told me she prefers afternoon meetings now, after 2pm.", True),
+    ("I drink my tea plain.", "pavel takes his with lemon and honey, noting it for the team order", True),
+    ("My resting heart rate is about 60 bpm.", "my brother's resting HR is 72 lately, he's been stressed", True),
+    ("I like the office at 21 degrees.", "kofi keeps insisting 18 is the right temperature", True),
+    ("I prefer window seats.", "I prefer the aisle now, he says it's easier to get out", False),  # the speaker's own
+    ("My sister Ines lives in Porto.", "helped Ines unpack, her new flat in Braga is tiny", False),  # a person had
+    ("My laptop runs Fedora 39, Marek set it up.", "marek upgraded the laptop to fedora 41, he says it's faster", False),
+])
+def test_the_speakers_fact_against_another_persons(older, newer, other):
+    from hindsight_core.lifecycle.update_subjects import about_someone_else
+
+    assert about_someone_else(older, newer) is other
+    if other:
+        assert judge_update(older, newer, 0.8) is None
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    ("U10 girls practice is Thursdays at 5pm on pitch 2.", "U11 girls practice moved to Fridays at 6", False),
+    ("The billing-api service listens on port 8080.", "moved billing-cron to 9090 so the ports stop clashing", False),
+    ("The billing-api service listens on port 8080.", "heads up: we moved billing-api to port 9090 last night", True),
+])
+def test_a_sibling_in_a_numbered_series_is_another_subject(older, newer, updates):
+    assert (judge_update(older, newer, 0.8) is not None) is updates
+
+
+@pytest.mark.parametrize("text, form", [
+    ("tried to move the dentist to the morning slot, the app won't let me", "failed_attempt"),
+    ("tried the printer in the hallway for a week, no chance, it's going back where it was", "failed_attempt"),
+])
+def test_failed_attempts_in_chat_words(text, form):
+    assert look_alike(text) == form
+
+
+def test_a_value_that_has_not_budged_is_a_denial():
+    assert look_alike("people keep asking if the membership went up. it hasn't budged, still 40 a month") == "denial"
+
+
+def test_another_named_owners_thing_is_another_subject():
+    assert other_possessor("Mia's train home arrives at 18:20.", "Jonas's train home got moved, arrives 21:05 now")
+    assert not other_possessor("Mia's train home arrives at 18:20.", "mia's train home arrives at 21:05 now")
