@@ -211,24 +211,34 @@ def is_belief(kind: str, status: str, outcome: Any, flags: tuple[str, ...], text
             and outcome is None and not {Flag.LOG_ONLY, Flag.DIGEST} & set(flags) and not text.rstrip().endswith("?"))
 
 
+#: Capitalised words, a sentence's first included: in another language the entity reader finds no
+#: name ("Camille a déplacé le cours de yoga..."), yet a name written alike links the two facts.
+_CAPITALISED = re.compile(r"\b[A-ZÀ-Þ][\w'’-]{2,}")
+
+
 def _with_entity_neighbours(index: Any, unit: MemoryUnit, vec: np.ndarray,
-                            close: list[tuple[str, float]]) -> list[tuple[str, float]]:
+                            close: list[tuple[str, float]], foreign: bool = False) -> list[tuple[str, float]]:
     """``close`` (dense neighbours past the similarity gate) plus stored units that share a rare
     entity with ``unit``, best first.
 
     Among 26 people's "X lives in Y" facts the nearest vectors are other people's in the same city
     ("Tara lives in Cairo" is closer to "Wen lives in Cairo" than "Wen now lives in Quito" is).
     The shared name finds Wen's own earlier fact; a lower similarity suffices for it, since the
-    contradiction rules still have to fire.
+    contradiction rules still have to fire. A ``foreign`` message (another language than the
+    English embedder's) also looks up its capitalised words as entities, at any similarity.
     """
     seen = {i for i, _ in close}
-    ids = sorted({uid for key in unit.entities if index.graph.entity_degree(key) <= _ENTITY_CAP
+    keys = set(unit.entities)
+    if foreign:
+        keys |= {w.lower() for w in _CAPITALISED.findall(unit.text)}
+    ids = sorted({uid for key in keys if 0 < index.graph.entity_degree(key) <= _ENTITY_CAP
                   for uid in index.graph.entity_units(key, ("mentions",)) if uid not in seen and uid in index.units})
     if not ids:
         return close
     sims = index.vectors(ids) @ np.asarray(vec, dtype=np.float32)
+    least = -1.0 if foreign else _ENTITY_MIN_SIM
     extra = [(ids[j], float(sims[j])) for j in np.argsort(-sims, kind="stable")[:_BATCH_NEIGHBOURS]
-             if sims[j] >= _ENTITY_MIN_SIM]
+             if sims[j] >= least]
     return sorted(close + extra, key=lambda hit: -hit[1])
 
 
@@ -351,7 +361,7 @@ def supersede_on_capture(
         close = [(i, sim) for i, sim in near.get(units[n].id, []) if sim >= gate or (i in index.units and (
             (sim >= _ANCHORED_MIN_SIM and anchored_change(index.units[i].text, units[n].text))
             or (foreign and linked_across_languages(index.units[i].text, units[n].text))))]
-        stored_cands[units[n].id] = _with_entity_neighbours(index, units[n], vecs[row], close)
+        stored_cands[units[n].id] = _with_entity_neighbours(index, units[n], vecs[row], close, foreign)
     fetch: set[str] = set()  # stored beliefs that may be updated: only these are read in full
     for n in todo:
         text, when = units[n].text, _ts(units[n])

@@ -33,7 +33,7 @@ from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_add
 from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_VALUE, RELATED_MIN_SIM, another_id, is_id,
                                                   is_tool_record, key_and_value, key_heads, number_like, other_id,
                                                   present, sibling_id)
-from hindsight_core.lifecycle.update_languages import changed_in_other_language, in_other_language
+from hindsight_core.lifecycle.update_languages import changed_in_other_language, in_other_language, is_foreign
 from hindsight_core.lifecycle.update_records import tool_field_changed
 from hindsight_core.lifecycle.update_roles import moved_elsewhere, renamed, role_change
 from hindsight_core.lifecycle.update_statements import (is_atomic, is_episode_turn, one_belief, one_sentence, said,
@@ -164,6 +164,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     fit = changed_in_other_language(older, part, newer)  # a name, a place, a weekday or a number in another language
     if fit:
         return "changed, said in another language", fit
+    if is_foreign(older) and is_foreign(part):
+        return None, 0.0  # the word-order rules below read English: "Le cours de judo de Inès" has no English key
     form = form_change(older, part, sim)  # an amount, a kind switched, a relationship, a key gone, a role
     if form is not None and (form in SUBJECT_CHECKED or not another_subject(older, part, o, n)):
         return form, 1.0

@@ -228,6 +228,19 @@ def test_a_change_written_in_another_language_supersedes(engine):
     assert question.supersedes == () and bank.get(other.unit_id).status is MemoryStatus.ACTIVE
 
 
+def test_a_change_in_another_language_finds_its_fact_by_name_in_a_full_bank(engine):
+    """Among many notes nearer to it by cosine, a French update reaches the English fact through
+    the name both write alike ("Camille"), which opens the French sentence."""
+    bank = engine.bank("languages-full")
+    fact = bank.capture("Yoga with Camille: Saturdays 10am", mentioned_at=T0)
+    teachers, days = ["Inès", "Hugo", "Léa", "Malik", "Chloé", "Yanis", "Manon", "Théo"], ["lundi", "mardi", "jeudi"]
+    for n in range(24):  # other teachers' yoga classes: all nearer to the French message than the English fact
+        bank.capture(f"Le cours de yoga avec {teachers[n % 8]} est le {days[n % 3]} à {8 + n % 10}h en salle {n + 1}.",
+                     mentioned_at=T0 + timedelta(hours=n + 1))
+    new = bank.capture("Camille a déplacé le cours de yoga au dimanche à 9h.", mentioned_at=T0 + timedelta(days=30))
+    assert new.supersedes == (fact.unit_id,)
+
+
 def test_look_alikes_keep_the_earlier_fact(engine):
     bank = engine.bank("alikes")
     fact = bank.capture("The search cluster runs Elasticsearch 7.17.", mentioned_at=T0)

@@ -59,3 +59,12 @@ def test_a_message_is_foreign_by_its_function_words():
     assert not is_foreign("The meeting moved to Tuesday.") and not is_foreign(YOGA)
     assert says_changed("Ab sofort ist das Büro in Köln.") and not says_changed("Das Büro ist in Köln.")
     assert not says_changed("The office is in Cologne now.")
+
+
+def test_two_statements_in_another_language_are_not_read_by_the_english_word_order_rules():
+    # both French: the English key/value split reads "cours" as a shared key; another class, another teacher
+    assert judge_update("Le cours de judo de Inès est le mardi à 18h, salle 23.",
+                        "Camille a déplacé le cours de yoga au dimanche à 9h.", 0.6) is None
+    # the English fact is still updated by the same French message
+    assert judge_update("Yoga with Camille: Saturdays 10am", "Camille a déplacé le cours de yoga au dimanche à 9h.",
+                        0.3) is not None
