@@ -26,7 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from hindsight_core._onnx_bert import onnx_packed
-from hindsight_core._traced_bert import encode_packed_ids, mean_pooled_bert, packed_inputs
+from hindsight_core._traced_bert import encode_packed_ids, mean_pooled_bert, packed_inputs, unpadded_ids
 
 __all__ = ["encode_packed", "PACK_MIN_SAVED", "PACK_MAX_TOKENS"]
 
@@ -48,7 +48,7 @@ def encode_packed(model: Any, texts: Sequence[str]) -> np.ndarray | None:
     if fast is None and len(texts) < 2:
         return None
     transformer = model[0]
-    ids = transformer.tokenizer(list(texts), truncation=True, max_length=transformer.max_seq_length)["input_ids"]
+    ids = unpadded_ids(transformer, texts, transformer.max_seq_length)  # not the tokenizer model.encode pads with
     lens = [len(x) for x in ids]
     total = sum(lens)
     if total > PACK_MAX_TOKENS:

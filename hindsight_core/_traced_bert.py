@@ -32,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import threading
 import warnings
 import weakref
@@ -196,11 +197,31 @@ class _Packed(_Padded):
         return hidden.new_zeros((lengths.shape[0], hidden.shape[1])).index_add_(0, segment, hidden)
 
 
+_UNPADDED: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+_UNPADDED_LOCK = threading.Lock()
+
+
+def unpadded_ids(transformer: Any, texts: Sequence[str], max_length: int | None = None) -> list[list[int]]:
+    """Token ids of ``texts``, unpadded (truncated at ``max_length`` when given), from a private copy
+    of ``transformer``'s tokenizer.
+
+    A fast tokenizer keeps its padding and truncation settings on the one Rust object and resets
+    them at every call: an unpadded call on one thread switched padding off under a padded
+    ``model.encode`` on another ("Unable to create tensor ... activate truncation and/or padding").
+    The copy has settings of its own, and calls on it take turns (they are short)."""
+    with _UNPADDED_LOCK:
+        tokenizer = _UNPADDED.get(transformer)
+        if tokenizer is None:
+            tokenizer = _UNPADDED[transformer] = copy.deepcopy(transformer.tokenizer)
+        options = {"truncation": True, "max_length": max_length} if max_length else {}
+        return [list(x) for x in tokenizer(list(texts), **options)["input_ids"]]
+
+
 def _probe(model: Any, kind: str) -> tuple[Any, ...]:
     """Example inputs of ``kind``, with padding (or two packed texts) so the mask is really used."""
     if kind == "padded":
         return _padded_inputs(_features(model, _PROBE_TEXTS))
-    return packed_inputs(model[0].tokenizer(_PROBE_TEXTS)["input_ids"])
+    return packed_inputs(unpadded_ids(model[0], _PROBE_TEXTS))
 
 
 def _trace(model: Any, kind: str) -> Forward | None:
@@ -229,7 +250,7 @@ def _probe_variant(model: Any, example: tuple[Any, ...], kind: str) -> tuple[Any
     the example's shape is caught before use."""
     if kind == "padded":
         return tuple(x[:1, :5] for x in example)
-    first, second = model[0].tokenizer(_PROBE_TEXTS)["input_ids"]
+    first, second = unpadded_ids(model[0], _PROBE_TEXTS)
     return packed_inputs([first[:3], second[:6], first[:2]])
 
 

@@ -34,3 +34,35 @@ def test_calls_that_padding_hardly_grows_go_through_the_model_unchanged(model, m
 
 def test_other_embedders_are_never_packed() -> None:
     assert encode_packed(HashEmbedder(), [QUESTION, "a"]) is None
+
+
+def test_packing_leaves_the_padding_of_the_models_own_tokenizer_alone(model) -> None:
+    """A fast tokenizer resets its padding at every call: an unpadded call beside ``model.encode``
+    on another thread once switched padding off under it ("Unable to create tensor ...")."""
+    backend = model[0].tokenizer.backend_tokenizer
+    model.tokenize(["a short one", "a rather longer text than the first"])  # what encode does: pads
+    padding = backend.padding
+    assert padding is not None
+    assert encode_packed(model, [QUESTION, "eternal", "sunshine", "spotless"]) is not None
+    assert backend.padding == padding  # the packed call tokenized on its own copy
+
+
+def test_an_unpadded_call_beside_a_padded_batch_on_another_thread(model) -> None:
+    import threading
+
+    batch = [("word " * (i % 30 + 1)).strip() for i in range(64)]
+    errors: list[BaseException] = []
+
+    def pack() -> None:
+        for _ in range(300):
+            encode_packed(model, [QUESTION, "eternal", "sunshine"])
+
+    worker = threading.Thread(target=pack)
+    worker.start()
+    while worker.is_alive():
+        try:
+            model.encode(batch, normalize_embeddings=True, show_progress_bar=False)
+        except ValueError as exc:  # padding switched off under the batch
+            errors.append(exc)
+    worker.join()
+    assert errors == []
