@@ -219,7 +219,10 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     # "my editor font" repeated in full in a long message, with a value of the same kind
     whole_subject = ((verb is None or present(verb, n)) and len(nouns) >= 2 and not missing
                      and bool(o.slots & n.slots))
-    if head_ok and attr_ok and (shared_slot or tool or (cue and (sim >= CLOSE_SIM or whole_subject))):
+    # without a cue, two plain statements of one slot are two attributes as often as a change
+    # ("the gym opens at 6:00" / "the gym requires a badge after 8pm"): recall's present-value check
+    # answers with the later one when it is one, and the earlier stays active
+    if head_ok and attr_ok and (tool or (cue and (shared_slot or sim >= CLOSE_SIM or whole_subject))):
         return "same attribute, value changed", coverage
     o_nums = {v for v in value if number_like(v)}
     n_nums = [t for t in n.tokens if number_like(t) and not present(t, o)]

@@ -31,7 +31,8 @@ _REPORTED = re.compile(r'^\s*[A-Z][\w.\'-]*(?: [A-Z][\w.\'-]*)?(?: said,?|:)\s*[
 #: A turn that opens by addressing someone ("Hey Caroline!", "Thanks, Mel!", "Yeah, Caroline!") is a
 #: dialogue act; the name in it is the listener, never the subject of a belief.
 _ADDRESS = re.compile(r"^\s*(?:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|aw+|omg|haha|congrats|great|absolutely|"
-                      r"sure|bye)(?:,?\s+[A-Z][\w'-]*)?\s*[,!.]+\s*", re.I)
+                      r"sure|bye)(?:,?\s+(?:(?-i:[A-Z])[\w'-]*|all|everyone|folks|team|guys|there|both))?\s*[,!.]+\s*",
+                      re.I)  # "Hey Mel!", "Hi all,"; not "oh wait," (a correction)
 #: The most content words an earlier statement may have and still be one belief the rules can update.
 #: Every earlier fact of the dev set has at most 9; a chat turn that tells a story has many more.
 ATOMIC_MAX_WORDS = 12

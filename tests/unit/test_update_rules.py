@@ -433,3 +433,39 @@ def test_a_value_that_has_not_budged_is_a_denial():
 def test_another_named_owners_thing_is_another_subject():
     assert other_possessor("Mia's train home arrives at 18:20.", "Jonas's train home got moved, arrives 21:05 now")
     assert not other_possessor("Mia's train home arrives at 18:20.", "mia's train home arrives at 21:05 now")
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("The climbing gym opens at 7:00 on weekdays.", "The climbing gym needs a member card after 9pm."),
+    ("My 10k best is 48:20.", "My half-marathon best is 1:49:05."),
+    ("Noted: the Ostend flat costs 950 a month.", "Noted: the Ostend flat's landlord answers within 2 days."),
+])
+def test_two_plain_statements_without_a_cue_are_two_attributes(older, newer):
+    assert judge_update(older, newer, 0.7) is None
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("Choir practice is on Mondays at 7pm.", "From this week on, choir practice moves to Thursdays at 7:30."),
+    ("Grandad's birthday is May 4.", "oh wait, grandad's birthday is the 14th of May, the 4th is Uncle Bo's"),
+])
+def test_an_effective_time_or_an_opening_correction_is_a_cue(older, newer):
+    assert judge_update(older, newer, 0.7) is not None
+
+
+@pytest.mark.parametrize("text, form", [
+    ("No, Amir has NOT left the Sunday shift - someone mixed him up with his brother.", "denial"),
+    ("no, I haven't gone keto, whoever told Lena that got it wrong", "denial"),
+    ("she was telling the interns how, when she was a student, the lab ran on one shared laptop", "past_event"),
+    ("Dev tried the 'lite' syrup at the tasting - bad idea, nobody finished a cup", "failed_attempt"),
+    ("Once the roadworks start in May I'll probably switch to the tram for the school run.", "plan"),
+    ("the book club asked if we can add a poetry night next to the usual novel", "plan"),
+])
+def test_more_look_alikes_in_chat_words(text, form):
+    assert look_alike(text) == form
+
+
+def test_an_addition_said_with_too_before_a_conjunction():
+    from hindsight_core.lifecycle.update_cues import is_addition
+
+    assert is_addition("Little Omar starts coming on Fridays too, so that's four kids at the table")
+    assert not is_addition("we renamed the bot to Pip, the command changed too so update your notes")
