@@ -46,7 +46,8 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # "thinking the supplies could go in the garage", "they were talking about pushing it",
         # "Plan for next sprint: ..." (not "we're looking at the 22nd", nor a receipt's "Plan: Premium")
         r"thinking\b[^.;]{0,40}\b(could|should|might)|(were|was|are|been) talking (about|of)|"
-        r"plan for (next|this|the coming) \w+|(i['’]ll|we['’]ll|they['’]ll|i will|we will) probably|asked (if|whether))\b", _F)),
+        r"plan for (next|this|the coming) \w+|(i['’]ll|we['’]ll|they['’]ll|i will|we will) probably|"
+        r"asked (if|whether))\b", _F)),
     ("temporary", re.compile(
         r"\b(just|only)\b[^.;,]{0,25}\b(today|tonight|tomorrow|this (week|weekend|morning|afternoon|evening|time|once))\b|"
         r"\b(today|tonight|tomorrow|this (week|weekend|time)) only\b|\btemporar(y|ily)\b|\bfor the (day|night|weekend)\b|"
@@ -64,7 +65,8 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(tried|attempted|trying)\b.*\b(but|rolled back|roll back|failed|fail|was full|didn't|couldn't|no luck|"
         r"reverted|all taken|oh well|sold out|booked up|unavailable|won't let|wouldn't let|won't allow|no chance|"
         r"bad idea|didn't work|was a disaster|never again)\b|"
-        r"\b(going|goes|went|put it|putting it) back where (it|they) (was|were|belongs?)\b|\brolled (it )?back\b|\breverted\b|"
+        r"\b(going|goes|went|put it|putting it) back where (it|they) (was|were|belongs?)\b|"
+        r"\brolled (it )?back\b|\breverted\b|"
         r"\bsaid (no(?!\s+(more|longer))|absolutely not)\b|\bturned (us|it|that|me) down\b|\b(refused|declined)\b", _F)),
     ("cancelled_plan", re.compile(
         r"\b(scrapped|shelved|abandoned|dropped|cancell?ed|killed) the (plan|idea|proposal|move)\b|"
@@ -103,9 +105,10 @@ _OTHER_PERSON = re.compile(
     r"dad|father|sister|brother|cousin|friend|aunt|uncle|niece|nephew|grandma|grandpa|neighbou?r|colleague|"
     r"kid|kids|son|daughter|boss)\b|^\s*(mom|mum|dad|grandma|grandpa)('s)?\b", _F)
 #: "too" adds only at the end of a clause ("I like tea too."); before a word it is a degree ("too easy").
-_ADDITION = re.compile(r"\b(also|as well|too(?=\s*([.,!?;:)]|$|(so|and|but)\b))|another|second|additionally|in addition|satellite|"
-                       r"on top of)\b", _F)
-_REPLACE = re.compile(r"\b(instead|no longer|anymore|any more|replac\w*|switch\w*|swapp?\w*|moved? (to|over|into)|(?<!nothing else )(?<!nothing )chang(ed|es|ing)|renam\w*|"
+_ADDITION = re.compile(r"\b(also|as well|too(?=\s*([.,!?;:)]|$|(so|and|but)\b))|another|second|additionally|"
+                       r"in addition|satellite|on top of)\b", _F)
+_REPLACE = re.compile(r"\b(instead|no longer|anymore|any more|replac\w*|switch\w*|swapp?\w*|moved? (to|over|into)|"
+                      r"(?<!nothing else )(?<!nothing )chang(ed|es|ing)|renam\w*|"  # not "nothing else changes"
                       r"rather than|not \w+ anymore|gone off|dropped|quit)\b", _F)
 
 #: Update cues by kind, first match wins. Corrections and explicit changes are the strongest.
@@ -125,8 +128,8 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"push(ed|ing)|shift(ed|ing)|(brought|pulled) forward|re-?brand\w*)\b|→|->|=>", _F)),
     ("effective", re.compile(
         r"\b(as of|starting|starts|from (tomorrow|today|next|monday|tuesday|wednesday|thursday|friday|saturday|"
-        r"sunday|the \d+|this (week|weekend|month|term|sprint|(mon|tues|wednes|thurs|fri|satur|sun)day))|effective|since)\b",
-        _F)),
+        r"sunday|the \d+|this (week|weekend|month|term|sprint|(mon|tues|wednes|thurs|fri|satur|sun)day))|"
+        r"effective|since)\b", _F)),
 )
 
 LOOK_ALIKES = tuple(name for name, _ in _CLAUSE_FORMS) + ("question", "denial", "other_person")

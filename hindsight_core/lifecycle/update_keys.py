@@ -154,8 +154,8 @@ def another_id(older: str, newer: str) -> bool:
 #: Codes that number one of a series: "U12" / "U14" (letters, digits), "6B" / "6A" (digits, a letter).
 _SERIES_CODE = re.compile(r"(?<![\w-])(?:([a-z]{1,4})(\d{1,4})|(\d{1,4})([a-z]))(?![\w-])", re.I)
 #: Hyphenated ids of one family: "ledger-api" / "ledger-worker" (not a phrasal noun: "sign-off", "check-in").
-_FAMILY_ID = re.compile(r"(?<![\w-])([a-z][a-z0-9]*)-((?!(?:off|up|in|out|on|down|over|back|by|to)\b)[a-z][a-z0-9]*)(?![\w-])",
-                        re.I)
+_FAMILY_ID = re.compile(r"(?<![\w-])([a-z][a-z0-9]*)-((?!(?:off|up|in|out|on|down|over|back|by|to)\b)[a-z][a-z0-9]*)"
+                        r"(?![\w-])", re.I)
 
 
 def _series(text: str) -> set[tuple[str, str, str]]:

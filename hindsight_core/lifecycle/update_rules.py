@@ -48,7 +48,8 @@ from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, form_ch
 # The rule families live in their own modules (keys, statements, subjects, values, roles, records);
 # the public names they had here are re-exported for callers of this module.
 __all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record", "one_belief", "said", "another_id",
-           "subject_substituted", "other_instance", "other_possessor", "about_someone_else", "sibling_fact", "RELATED_MIN_SIM", "CLOSE_SIM", "SLOT_MATCH_BONUS"]
+           "subject_substituted", "other_instance", "other_possessor", "about_someone_else", "sibling_fact",
+           "RELATED_MIN_SIM", "CLOSE_SIM", "SLOT_MATCH_BONUS"]
 
 #: Share of the earlier statement's key words the later text must repeat to be about the same key.
 KEY_COVERAGE = 0.5
