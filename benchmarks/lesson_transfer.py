@@ -22,8 +22,8 @@ at the end); the acceptance measure is an independent held-out set this project 
 With ``--learn`` each later run is stored as it happens (the lesson followed: the call succeeds;
 not shown: the same error again), so later paraphrases also meet the lessons of earlier ones.
 
-Run: ``python -m benchmarks.lesson_transfer [--split dev|heldout|all] [--learn] [--hash] [--out PATH]
-[--show-misses]``.
+Run: ``python -m benchmarks.lesson_transfer [--split dev|heldout|all | --data FILE] [--learn] [--hash]
+[--out PATH] [--show-misses]``.
 """
 
 from __future__ import annotations
@@ -51,14 +51,15 @@ class Pitfall:
     paraphrases: tuple[str, ...]
 
 
-def load(split: str = "dev") -> tuple[list[Pitfall], list[str], list[str]]:
-    """(pitfalls, unrelated goals, goals of no-op runs) of a split (``dev``, ``heldout`` or ``all``)."""
-    names = list(SPLITS) if split == "all" else [split]
+def load(split: str = "dev", path: Path | None = None) -> tuple[list[Pitfall], list[str], list[str]]:
+    """(pitfalls, unrelated goals, goals of no-op runs) of a split (``dev``, ``heldout`` or ``all``),
+    or of the set at ``path`` (same shape: ``pitfalls``, ``unrelated``, ``noop_runs``)."""
+    files = [Path(path)] if path is not None else [SPLITS[n] for n in (list(SPLITS) if split == "all" else [split])]
     pitfalls: list[Pitfall] = []
     unrelated: list[str] = []
     noops: list[str] = []
-    for name in names:
-        data = json.loads(SPLITS[name].read_text())
+    for file in files:
+        data = json.loads(file.read_text())
         pitfalls += [Pitfall(p["tool"], p["args"], p["error"], p["goal"], tuple(p["paraphrases"]))
                      for p in data["pitfalls"]]
         unrelated += data["unrelated"]
@@ -151,13 +152,14 @@ def _condition(pitfalls: list[Pitfall], unrelated: list[str], noops: list[str], 
 
 
 def run(split: str = "dev", embedder: Any = None, *, limit: int | None = None,
-        show_misses: bool = False, learn: bool = False) -> dict[str, Any]:
+        show_misses: bool = False, learn: bool = False, data: Path | None = None) -> dict[str, Any]:
     """Both conditions, words only (the behaviour before) and by signature, each on a fresh bank.
     ``limit``: only the first N pitfalls and unrelated goals (a smoke run); ``learn``: later runs are
-    stored as they happen (see :func:`_condition`)."""
+    stored as they happen (see :func:`_condition`); ``data``: a set file instead of ``split``."""
     from hindsight_core.signatures import DEFAULT_LESSON_MATCH
 
-    pitfalls, unrelated, noops = load(split)
+    pitfalls, unrelated, noops = load(split, data)
+    split = str(data) if data is not None else split
     pitfalls, unrelated = pitfalls[:limit], unrelated[:limit]
     started = time.perf_counter()
     out: dict[str, Any] = {"split": split, "pitfalls": len(pitfalls),
@@ -177,13 +179,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="store each later run as it happens (its lesson followed: success; else the same failure)")
     p.add_argument("--show-misses", action="store_true", help="list the goals that missed or leaked")
     p.add_argument("--out", default=None, help="write the summary as JSON here")
+    p.add_argument("--data", default=None, help="a pitfall set file of the same shape (instead of --split)")
     args = p.parse_args(argv)
     embedder = None
     if args.hash:
         from hindsight_core.testing import HashEmbedder
 
         embedder = HashEmbedder()
-    summary = run(args.split, embedder, show_misses=args.show_misses, learn=args.learn)
+    summary = run(args.split, embedder, show_misses=args.show_misses, learn=args.learn,
+                  data=Path(args.data) if args.data else None)
     summary["embedder"] = "hash" if args.hash else "all-MiniLM-L6-v2"
     print(json.dumps(summary, indent=2))
     if args.out:
