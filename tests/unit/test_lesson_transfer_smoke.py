@@ -28,3 +28,15 @@ def test_a_set_file_of_the_same_shape_loads_in_place_of_a_split():
     from benchmarks.lesson_transfer import SPLITS
 
     assert load("dev", SPLITS["heldout"]) == load("heldout")
+
+
+def test_the_independent_pitfall_sets_are_well_formed():
+    """Sets W and X were written by other sessions from a description of the task alone."""
+    from benchmarks.lesson_transfer import DATA
+
+    for name in ("lesson_transfer_w.json", "lesson_transfer_x.json"):
+        pitfalls, unrelated, noops = load(path=DATA / name)
+        assert len(pitfalls) == 24 and len({p.tool for p in pitfalls}) == 24
+        assert all(len(set(p.paraphrases)) == 3 and p.goal not in p.paraphrases for p in pitfalls)
+        goals = {p.goal for p in pitfalls} | {q for p in pitfalls for q in p.paraphrases}
+        assert len(unrelated) == 30 and len(noops) == 10 and not goals & set(unrelated)
