@@ -214,7 +214,7 @@ def unpadded_ids(transformer: Any, texts: Sequence[str], max_length: int | None 
         if tokenizer is None:
             tokenizer = _UNPADDED[transformer] = copy.deepcopy(transformer.tokenizer)
         options = {"truncation": True, "max_length": max_length} if max_length else {}
-        return [list(x) for x in tokenizer(list(texts), **options)["input_ids"]]
+        return tokenizer(list(texts), **options)["input_ids"]
 
 
 def _probe(model: Any, kind: str) -> tuple[Any, ...]:

@@ -100,9 +100,12 @@ _CAPITAL = re.compile(r"(?<![.!?:]\s)(?<!^)(?<![\w'])([A-Z][\w'-]+)")
 _CLAUSES = re.compile(r"[,;!:()]|\.(?=\s|$)|\s[-–—]\s")
 
 
+@functools.lru_cache(maxsize=4096)
 def is_foreign(text: str) -> bool:
     """Whether ``text`` reads as Spanish, French, German, Portuguese or Italian: two of their function
-    words or more, and one word in ten at least (an English chat turn holds a stray "de" or "con")."""
+    words or more, and one word in ten at least (an English chat turn holds a stray "de" or "con").
+    Cached: a capture asks it of the same pair several times (each other-language rule, then the
+    guard before the English word-order rules), and recall of each statement in its head."""
     words = re.findall(r"[\w']+", text.lower())
     found = [w for w in words if w in _FOREIGN_WORDS]
     return len(set(found)) >= _FOREIGN_MIN and len(found) * _FOREIGN_SHARE >= len(words)

@@ -245,11 +245,12 @@ def _another_named_owner(older: str, newer: str, heads: tuple[str, ...]) -> bool
 _PEOPLE_HAD = (r"(husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|roommate|flatmate|mom|mum|mother|dad|father|"
                r"sister|brother|sis|bro|cousin|friend|aunt|uncle|niece|nephew|grandma|grandpa|granny|neighbou?r|"
                r"colleague|kid|kids|son|daughter|boss|coach|doctor|dentist|physio|therapist|manager)")
+_NOT_HAD = r"\b(?!\s+" + _PEOPLE_HAD + r"\b)"  # "my sister" names another person, not the speaker
 _SELF_OPENING = re.compile(r"^\W*(?:(?:noted|note|fyi|reminder|allerg(?:y|ies)|preferences?|update)\s*:\s*)?"
-                           r"(?:i|i'm|i've|i'd|i'll|my|mine)\b(?!\s+" + _PEOPLE_HAD + r"\b)", re.I)
-_SPEAKER = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|myself)\b(?!\s+" + _PEOPLE_HAD + r"\b)", re.I)
-_SPEAKERS = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|we'd|our|ours|us)\b(?!\s+"
-                       + _PEOPLE_HAD + r"\b)", re.I)
+                           r"(?:i|i'm|i've|i'd|i'll|my|mine)" + _NOT_HAD, re.I)
+_I = r"i|i'm|i've|i'd|i'll|my|mine|myself"
+_SPEAKER = re.compile(r"\b(" + _I + r")" + _NOT_HAD, re.I)
+_SPEAKERS = re.compile(r"\b(" + _I + r"|we|we're|we've|we'd|our|ours|us)" + _NOT_HAD, re.I)
 _TOLD_ME = re.compile(r"\b(told|tells|asked|sent|gave|showed|texted|emailed|messaged) (me|us)\b", re.I)
 _THIRD_PERSON = re.compile(r"\b(he|she|he's|she's|his|her|him|hers)\b", re.I)
 _REPORTS = re.compile(r"\b(?!(?:it|that|what|there|here|who|let|everyone|everybody|nobody|someone|somebody|one|"
