@@ -10,7 +10,10 @@ Lessons are matched to the task by what it *does* as well as by its words
 (:mod:`hindsight_core.signatures`): "Push the hotfix live" gets the lesson of "Deploy the api service
 to production" (action ``deploy``, object ``software``, tool ``deploy_service``) though they share no
 word. Lessons and episodes of runs that did nothing useful (answered without any tool call) rank after
-every real lesson and are shown only for a close request. ``lesson_match=None`` matches by words only.
+every real lesson and are shown only for a close request. A request that only asks (a question, a
+lookup, a writing task) gets no lesson of a tool that changes things (:mod:`hindsight_core.request_kinds`):
+"Explain rebasing vs merging" would call no ``merge_pull_request``. ``lesson_match=None`` matches by
+words only, as before signatures.
 
 Example:
     >>> from hindsight_core import MemoryEngine
@@ -24,16 +27,24 @@ Example:
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Iterable
 
+import numpy as np
+
 from hindsight_core._render import estimate_tokens
 from hindsight_core._validate import check_enum, check_k
+from hindsight_core.embed_batching import urgent
 from hindsight_core.errors import InvalidInputError
 from hindsight_core.models import Outcome, RecallResult
+from hindsight_core.request_kinds import lesson_applies
 from hindsight_core.signatures import (DEFAULT_LEXICON, LessonMatch, goal_signature, is_noop_lesson,
-                                       lesson_goal, lesson_signature, signature_query, signatures_match)
+                                       lesson_goal, lesson_signature, lesson_tools, signature_query,
+                                       signatures_match)
 
 if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
@@ -117,8 +128,10 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
     dense cosine reaches :data:`LESSON_MIN_SIMILARITY`. By signature: a second recall with the words
     of the goal's action classes and object types gathers lessons of that kind phrased differently
     (only for a goal with a signature: a question of trivia costs no second recall); a lesson is
-    kept when its cosine reaches the bar or its signature matches the goal's (then its relevance gains
-    ``match.signature_bonus``; a failure lesson gains ``match.failure_bonus``); lessons about one task
+    kept when its text's or its goal's cosine reaches the bar or its signature matches the goal's (then
+    its relevance gains ``match.signature_bonus``; a failure lesson gains ``match.failure_bonus``), and
+    not when the request only asks while the lesson is about tools that change things
+    (``match.gate_by_request_kind``); lessons about one task
     stay together (failures first, as recalled), tasks are ordered by their best relevance, and no-op
     lessons come last.
     """
@@ -128,20 +141,23 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
     pool = max(k, match.pool)
     lexicon = match.lexicon or DEFAULT_LEXICON
     goal = goal_signature(query, lexicon=lexicon)
-    hits = [(h, _similarity(h), signatures_match(goal, lesson_signature(h.unit, lexicon)))
-            for h in bank.recall_lessons(query, k=pool).hits]
+    hits = [(h, _similarity(h)) for h in bank.recall_lessons(query, k=pool).hits]
     if goal.actions and goal.objects:
-        seen = {h.id for h, _, _ in hits}  # lessons of this kind of task told in other words
+        seen = {h.id for h, _ in hits}  # lessons of this kind of task told in other words
         more = bank.recall_lessons(signature_query(goal, lexicon), k=pool).hits
-        hits += [(h, 0.0, signatures_match(goal, lesson_signature(h.unit, lexicon)))  # 0: its cosine
-                 for h in more if h.id not in seen]                                          # was to other words
+        hits += [(h, 0.0) for h in more if h.id not in seen]  # 0: its cosine was to other words
+    goal_cosines = _goal_similarities(bank, query, [lesson_goal(h.unit) for h, _ in hits])
     groups: dict[str, list[tuple["RecallHit", float]]] = {}
-    for hit, cosine, matched in hits:
-        if cosine < LESSON_MIN_SIMILARITY and not matched:
+    for (hit, cosine), goal_cosine in zip(hits, goal_cosines):
+        close = max(cosine, goal_cosine)
+        matched = signatures_match(goal, lesson_signature(hit.unit, lexicon))
+        if close < LESSON_MIN_SIMILARITY and not matched:
             continue
-        if match.demote_noops and cosine < match.noop_min_similarity and is_noop_lesson(hit.unit):
+        if match.gate_by_request_kind and not lesson_applies(query, lesson_tools(hit.unit)):
+            continue  # a question would make none of the calls this lesson is about
+        if match.demote_noops and close < match.noop_min_similarity and is_noop_lesson(hit.unit):
             continue  # a run that did nothing helps only when the same request comes back
-        relevance = cosine + (match.signature_bonus if matched else 0.0)
+        relevance = close + (match.signature_bonus if matched else 0.0)
         if hit.unit.outcome in (Outcome.FAILURE, Outcome.PARTIAL):
             relevance += match.failure_bonus
         groups.setdefault(_task_key(hit), []).append((hit, relevance))
@@ -152,6 +168,40 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
 
     ordered = sorted(groups.values(), key=rank)  # stable: ties keep recall order
     return [pair for group in ordered for pair in group]
+
+
+# Goal texts' vectors per embedder: a lesson's goal is embedded once, not at every recall.
+_GOAL_VECTORS: "weakref.WeakKeyDictionary[object, OrderedDict[str, np.ndarray]]" = weakref.WeakKeyDictionary()
+_GOAL_VECTORS_MAX = 4096
+_GOAL_VECTORS_LOCK = threading.Lock()
+
+
+def _goal_similarities(bank: "MemoryBank", query: str, goals: list[str]) -> list[float]:
+    """Dense cosine of ``query`` to each lesson's goal alone. A lesson's text also quotes the error
+    and the advice, which dilutes its vector; a paraphrase of the goal is closer to the goal itself
+    ("I need somewhere to stay in Lisbon, reserve it" / "Book a room at the Hilton Midtown")."""
+    if not goals:
+        return []
+    embedder = bank.store.embedder
+    try:
+        with _GOAL_VECTORS_LOCK:
+            cache = _GOAL_VECTORS.setdefault(embedder, OrderedDict())
+    except TypeError:  # an embedder that takes no weak reference: no cache
+        cache = OrderedDict()
+    with _GOAL_VECTORS_LOCK:
+        missing = [g for g in dict.fromkeys(goals) if g not in cache]
+    with urgent():  # a recall is waiting: go before captures' texts queued for the model
+        vectors = np.asarray(embedder.embed([query, *missing]), dtype=np.float32)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    with _GOAL_VECTORS_LOCK:
+        for goal, vector in zip(missing, vectors[1:]):
+            cache[goal] = vector
+        known = {g: cache[g] for g in goals if g in cache}
+        for goal in known:
+            cache.move_to_end(goal)
+        while len(cache) > _GOAL_VECTORS_MAX:
+            cache.popitem(last=False)
+    return [float(vectors[0] @ known[g]) for g in goals]
 
 
 def _task_key(hit: "RecallHit") -> str:
@@ -214,8 +264,9 @@ def recall_context(
         empty = RecallResult(query="", bank=bank.id, as_of=datetime.now(timezone.utc), novel=True)
         return RecalledContext(empty, 0, header, max_tokens)
 
-    noop_bar = lesson_match.noop_min_similarity if lesson_match and lesson_match.enabled and \
-        lesson_match.demote_noops else None
+    matching = lesson_match is not None and lesson_match.enabled
+    noop_bar = lesson_match.noop_min_similarity if matching and lesson_match.demote_noops else None
+    gated = matching and lesson_match.gate_by_request_kind
 
     def keep(hit: "RecallHit") -> bool:
         outcome = hit.unit.outcome
@@ -223,6 +274,8 @@ def recall_context(
             return False  # a lesson of another task
         if noop_bar is not None and outcome is not None and _similarity(hit) < noop_bar and is_noop_lesson(hit.unit):
             return False  # a run that did nothing: shown only for the same request
+        if gated and outcome is not None and not lesson_applies(query, lesson_tools(hit.unit)):
+            return False  # an episode of calls this request, which only asks, would not make
         return hit.id not in excluded and (wanted is None or outcome is None or outcome in wanted)
 
     picked: list["RecallHit"] = []

@@ -58,6 +58,7 @@ __all__ = [
     "TaskSignature",
     "goal_signature",
     "lesson_goal",
+    "lesson_tools",
     "lesson_signature",
     "signature_query",
     "signatures_match",
@@ -294,6 +295,10 @@ class LessonMatch(BaseModel):
                     "close with all-MiniLM-L6-v2; a question of another topic rarely is).")
     pool: int = Field(20, ge=1, le=1000, description="Lessons read per recall before matching (each of the two "
                                                       "recalls: the goal, and its signature's words).")
+    gate_by_request_kind: bool = Field(
+        True, description="A request that only asks (a question, a lookup, a writing task: "
+                          ":func:`hindsight_core.request_kinds.request_kind`) gets no lesson or episode of a tool "
+                          "that changes things: it would make no such call, and the lesson would steer it wrong.")
 
 
 DEFAULT_LESSON_MATCH = LessonMatch()
@@ -449,6 +454,8 @@ _TOOL_MENTIONS = (
     re.compile(r"check what ([A-Za-z][\w.-]*) needs"),
     re.compile(r"Succeeded by ([\w.-]+(?: then [\w.-]+)*)"),
 )
+# Words the patterns above catch that name no tool ("... before calling it; last time it failed with:").
+_NOT_TOOLS = frozenset({"A", "The", "tool", "answer", "answering", "it", "It", "this", "This", "that", "call"})
 _GOAL_LINE = re.compile(r"^(?:Lesson from a (?:partly )?failed attempt at|What worked for): (.*)$", re.M)
 _ERROR_LINE = re.compile(r"failed(?: with)?: (.*)")
 
@@ -462,7 +469,7 @@ def _lesson_parts(unit: "MemoryUnit") -> tuple[str, list[str], str | None]:
     tools: list[str] = []
     for rx in _TOOL_MENTIONS:
         for m in rx.finditer(text):
-            tools += [t for t in m.group(1).split(" then ") if t not in ("A", "The", "tool", "answer")]
+            tools += [t for t in m.group(1).split(" then ") if t not in _NOT_TOOLS]
     error = _ERROR_LINE.search(text)
     return goal, list(dict.fromkeys(tools)), error.group(1) if error else None
 
@@ -470,6 +477,11 @@ def _lesson_parts(unit: "MemoryUnit") -> tuple[str, list[str], str | None]:
 def lesson_goal(unit: "MemoryUnit") -> str:
     """The goal a lesson was learned on (lessons about one task share it)."""
     return _lesson_parts(unit)[0]
+
+
+def lesson_tools(unit: "MemoryUnit") -> list[str]:
+    """The tools a lesson or episode names (in the order it names them)."""
+    return _lesson_parts(unit)[1]
 
 
 def lesson_signature(unit: "MemoryUnit", lexicon: Lexicon = DEFAULT_LEXICON) -> TaskSignature:
