@@ -41,7 +41,7 @@ from hindsight_core._validate import check_enum, check_k
 from hindsight_core.embed_batching import urgent
 from hindsight_core.errors import InvalidInputError
 from hindsight_core.models import Outcome, RecallResult
-from hindsight_core.request_kinds import lesson_applies
+from hindsight_core.request_kinds import lesson_applies, request_kind
 from hindsight_core.signatures import (DEFAULT_LEXICON, LessonMatch, goal_signature, is_noop_lesson,
                                        lesson_goal, lesson_signature, lesson_tools, signature_query,
                                        signatures_match)
@@ -131,7 +131,8 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
     kept when its text's or its goal's cosine reaches the bar or its signature matches the goal's (then
     its relevance gains ``match.signature_bonus``; a failure lesson gains ``match.failure_bonus``), and
     not when the request only asks while the lesson is about tools that change things
-    (``match.gate_by_request_kind``); lessons about one task
+    (``match.gate_by_request_kind``; a lesson of tools that only read then needs
+    ``match.question_min_similarity``, its signature alone does not do); lessons about one task
     stay together (failures first, as recalled), tasks are ordered by their best relevance, and no-op
     lessons come last.
     """
@@ -147,14 +148,18 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
         more = bank.recall_lessons(signature_query(goal, lexicon), k=pool).hits
         hits += [(h, 0.0) for h in more if h.id not in seen]  # 0: its cosine was to other words
     goal_cosines = _goal_similarities(bank, query, [lesson_goal(h.unit) for h, _ in hits])
+    asks = match.gate_by_request_kind and request_kind(query) == "ask"
     groups: dict[str, list[tuple["RecallHit", float]]] = {}
     for (hit, cosine), goal_cosine in zip(hits, goal_cosines):
         close = max(cosine, goal_cosine)
         matched = signatures_match(goal, lesson_signature(hit.unit, lexicon))
         if close < LESSON_MIN_SIMILARITY and not matched:
             continue
-        if match.gate_by_request_kind and not lesson_applies(query, lesson_tools(hit.unit)):
-            continue  # a question would make none of the calls this lesson is about
+        if asks and (tools := lesson_tools(hit.unit)):
+            if not lesson_applies(query, tools):
+                continue  # a question would make none of the calls this lesson is about
+            if close < match.question_min_similarity:
+                continue  # a lesson of a tool that reads, and the question is not close enough to it
         if match.demote_noops and close < match.noop_min_similarity and is_noop_lesson(hit.unit):
             continue  # a run that did nothing helps only when the same request comes back
         relevance = close + (match.signature_bonus if matched else 0.0)
@@ -266,7 +271,8 @@ def recall_context(
 
     matching = lesson_match is not None and lesson_match.enabled
     noop_bar = lesson_match.noop_min_similarity if matching and lesson_match.demote_noops else None
-    gated = matching and lesson_match.gate_by_request_kind
+    question_bar = lesson_match.question_min_similarity if matching and lesson_match.gate_by_request_kind \
+        and request_kind(query) == "ask" else None
 
     def keep(hit: "RecallHit") -> bool:
         outcome = hit.unit.outcome
@@ -274,8 +280,9 @@ def recall_context(
             return False  # a lesson of another task
         if noop_bar is not None and outcome is not None and _similarity(hit) < noop_bar and is_noop_lesson(hit.unit):
             return False  # a run that did nothing: shown only for the same request
-        if gated and outcome is not None and not lesson_applies(query, lesson_tools(hit.unit)):
-            return False  # an episode of calls this request, which only asks, would not make
+        if question_bar is not None and outcome is not None and (tools := lesson_tools(hit.unit)):
+            if not lesson_applies(query, tools) or _similarity(hit) < question_bar:
+                return False  # an episode of calls this question would not make, or not close enough
         return hit.id not in excluded and (wanted is None or outcome is None or outcome in wanted)
 
     picked: list["RecallHit"] = []

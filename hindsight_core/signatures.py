@@ -299,6 +299,11 @@ class LessonMatch(BaseModel):
         True, description="A request that only asks (a question, a lookup, a writing task: "
                           ":func:`hindsight_core.request_kinds.request_kind`) gets no lesson or episode of a tool "
                           "that changes things: it would make no such call, and the lesson would steer it wrong.")
+    question_min_similarity: float = Field(
+        0.35, ge=0.0, le=1.0,
+        description="Dense cosine a lesson of a tool that only reads needs to reach a request that only asks "
+                    "(with ``gate_by_request_kind``); a shared signature does not do. Questions are most of what "
+                    "an agent is asked, and in a bank of one domain they sit about 0.3 from every lesson of it.")
 
 
 DEFAULT_LESSON_MATCH = LessonMatch()

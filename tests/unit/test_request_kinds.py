@@ -78,3 +78,9 @@ def test_a_question_on_the_topic_of_a_failed_change_gets_no_lesson_but_the_chang
             "Explain what merging a pull request in the billing repo does", lesson_match=ungated).ids
         # a lesson of a tool that only reads reaches a question: the question would make that call
         assert logs.lesson.id in bank.recall_context("Were there errors in the auth service logs?").ids
+        # ... when close enough: a shared signature alone does not do for a question
+        strict = DEFAULT_LESSON_MATCH.model_copy(update={"question_min_similarity": 1.0})
+        asked_logs = bank.recall_context("Were there errors in the auth service logs?", lesson_match=strict)
+        assert logs.lesson.id not in asked_logs.ids and logs.experience.id not in asked_logs.ids
+        assert merge.lesson.id in bank.recall_context("Merge pull request 17 in the billing repo",
+                                                      lesson_match=strict).ids  # a request to act: no such bar
