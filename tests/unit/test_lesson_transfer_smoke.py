@@ -31,11 +31,11 @@ def test_a_set_file_of_the_same_shape_loads_in_place_of_a_split():
 
 
 def test_the_independent_pitfall_sets_are_well_formed():
-    """Sets W, X, Y and Z were written by other sessions from a description of the task alone."""
+    """The independent sets were written by other sessions from a description of the task alone."""
     from benchmarks.lesson_transfer import DATA
 
-    for name in ("lesson_transfer_w.json", "lesson_transfer_x.json", "lesson_transfer_y.json", "lesson_transfer_z.json"):
-        pitfalls, unrelated, noops = load(path=DATA / name)
+    for name in ("w", "x", "y", "z", "admin", "devops", "shop", "personal"):
+        pitfalls, unrelated, noops = load(path=DATA / f"lesson_transfer_{name}.json")
         assert len(pitfalls) == 24 and len({p.tool for p in pitfalls}) == 24
         assert all(len(set(p.paraphrases)) == 3 and p.goal not in p.paraphrases for p in pitfalls)
         goals = {p.goal for p in pitfalls} | {q for p in pitfalls for q in p.paraphrases}
