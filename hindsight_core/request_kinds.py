@@ -85,8 +85,12 @@ def request_kind(request: str) -> RequestKind:
 
 
 def tool_changes_things(tool: str) -> bool:
-    """Whether a tool (by its name) changes things: true unless the name opens with a verb of reading."""
-    return not _READING_TOOL.match(tool.strip())
+    """Whether a tool (by its name) changes things: true unless the name opens with a verb of reading.
+    A server prefix is skipped and any case style read (``mcp__github__search_issues``,
+    ``github.searchIssues``, ``search-issues``)."""
+    name = re.split(r"__|[./:]", tool.strip())[-1]
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).replace("-", "_").replace(" ", "_")
+    return not _READING_TOOL.match(name)
 
 
 def lesson_applies(request: str, tools: Iterable[str]) -> bool:

@@ -48,6 +48,9 @@ def test_a_tool_changes_things_unless_its_name_opens_with_a_verb_of_reading():
     assert [tool_changes_things(t) for t in ("merge_pull_request", "book_hotel", "rotate_secret", "frobnicate")] \
         == [True, True, True, True]  # an unknown verb is never gated
     assert not any(tool_changes_things(t) for t in ("search_logs", "get_weather", "export_table", "run_sql"))
+    assert not any(tool_changes_things(t) for t in ("searchLogs", "mcp__github__search_issues", "github.getIssue",
+                                                    "fetch-page", "Search"))
+    assert all(tool_changes_things(t) for t in ("mergePullRequest", "mcp__github__create_issue", "slack.postMessage"))
     assert lesson_applies("Explain what a merge is", []) and lesson_applies("Explain what a merge is", ["search_logs"])
     assert not lesson_applies("Explain what a merge is", ["merge_pull_request"])
     assert not lesson_applies("Explain what a merge is", ["merge_pull_request", "notify"])
