@@ -266,7 +266,7 @@ def _judge(llm: Any, older: str, newer: str) -> str | None:
     except (LLMError, ValueError) as exc:
         log.warning("contradiction judge failed, keeping both beliefs: %s", exc)
         return None  # not cached: a later capture may ask again
-    reason = f"llm: {verdict.reason}".strip() if verdict.contradicts else None
+    reason = f"llm: {verdict.explanation}".strip() if verdict.updates else None
     if len(cache) >= _JUDGE_CACHE_SIZE:
         cache.pop(next(iter(cache)))
     cache[(older, newer)] = reason
