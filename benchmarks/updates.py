@@ -106,13 +106,14 @@ def _rate(xs: list[bool]) -> float:
     return round(sum(xs) / len(xs), 4) if xs else 0.0
 
 
-def run(embedder: Any, cases: list[dict[str, Any]]) -> dict[str, Any]:
-    """Score every case; figures overall, by form and by domain, ours and plain dense top-1."""
+def run(embedder: Any, cases: list[dict[str, Any]], llm: Any = None) -> dict[str, Any]:
+    """Score every case; figures overall, by form and by domain, ours and plain dense top-1. ``llm``:
+    a chat model for the pairs the rules leave open (``MemoryEngine(llm=...)``)."""
     from hindsight_core import MemoryEngine
 
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
-    with MemoryEngine.ephemeral(embedder=embedder) as engine:
+    with MemoryEngine.ephemeral(embedder=embedder, llm=llm) as engine:
         for case in cases:
             row = run_case(engine, case)
             row.update(type=case["type"], form=case["form"], domain=case["domain"], dense=_dense_ok(embedder, case))
@@ -146,6 +147,21 @@ def _print(res: dict[str, Any], fails: bool) -> None:
             print("FAIL", f["id"], "|", " || ".join(f["top"]))
 
 
+class _Counted:
+    """A chat model that counts its calls and their time (how many pairs the rules left open)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model, self.calls, self.seconds = model, 0, 0.0
+
+    def invoke(self, messages: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return self.model.invoke(messages, **kwargs)
+        finally:
+            self.calls += 1
+            self.seconds += time.perf_counter() - started
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=("all", "dev", "held"), default="all",
@@ -154,10 +170,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", default=None, help="path of updates_dev.json (default: ../shared/data/updates/)")
     ap.add_argument("--fails", action="store_true", help="list failing cases with their top hits")
     ap.add_argument("--out", default=None, help="write the figures as JSON here")
+    ap.add_argument("--llm", default=None,
+                    help="judge the pairs the rules leave open with a local model: 0.5b, 1.5b or a GGUF path "
+                         "(benchmarks/local_llm.py says what to install)")
     args = ap.parse_args(argv)
     cases = [c for c in load_cases(Path(args.data) if args.data else None) if in_split(c["id"], args.split)]
-    res = run(_embedder(args.embedder), cases)
+    llm = None
+    if args.llm:
+        from benchmarks.local_llm import local_chat_model
+
+        try:
+            llm = _Counted(local_chat_model(args.llm))
+        except RuntimeError as exc:
+            raise SystemExit(str(exc)) from None
+    res = run(_embedder(args.embedder), cases, llm)
     res["split"] = args.split
+    if llm is not None:
+        res["llm"] = {"model": args.llm, "calls": llm.calls, "seconds": round(llm.seconds, 1)}
+        print(f"llm {args.llm}: {llm.calls} calls, {llm.seconds:.0f} s")
     _print(res, args.fails)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
