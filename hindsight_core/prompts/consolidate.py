@@ -8,12 +8,11 @@ its cluster is discarded (see ``lifecycle/consolidate.py``). Override with
 
 from __future__ import annotations
 
-import json
 from typing import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["SYSTEM", "EXAMPLE", "DraftObservation", "ConsolidationDraft", "RESPONSE_MODEL", "build_messages"]
+__all__ = ["SYSTEM", "EXAMPLE", "SHAPE", "DraftObservation", "ConsolidationDraft", "RESPONSE_MODEL", "build_messages"]
 
 
 class DraftObservation(BaseModel):
@@ -42,6 +41,10 @@ Rules:
 
 EXAMPLE = {"observations": [{"cluster": 1, "text": "Deploys of the billing service need a change ticket.",
                              "confidence": 0.7}]}
+#: The JSON shape shown to the model: what each key holds, not a finished answer (small local models
+#: return a shown example word for word; see ``prompts/reflect.py``).
+SHAPE = ('{"observations": [{"cluster": <the cluster\'s number>, '
+         '"text": "<what that cluster\'s memories say in common>", "confidence": 0.7}]}')
 
 
 def build_messages(clusters: Sequence[Sequence[str]]) -> list[tuple[str, str]]:
@@ -50,5 +53,5 @@ def build_messages(clusters: Sequence[Sequence[str]]) -> list[tuple[str, str]]:
     for n, texts in enumerate(clusters, 1):
         lines = "\n".join(f"  - {' '.join(t.split())[:500]}" for t in texts)
         blocks.append(f"Cluster {n}:\n{lines}")
-    human = "\n\n".join(blocks) + f"\n\nExample of the JSON shape:\n{json.dumps(EXAMPLE)}"
+    human = "\n\n".join(blocks) + f"\n\nAnswer in this JSON shape, one observation per cluster:\n{SHAPE}"
     return [("system", SYSTEM), ("human", human)]

@@ -6,12 +6,11 @@ same arguments and returns ``[(role, content), ...]`` with roles ``"system"`` / 
 
 from __future__ import annotations
 
-import json
 
 from hindsight_core.episodes import Episode, ReflectionDraft
 from hindsight_core.models import Outcome
 
-__all__ = ["SYSTEM", "EXAMPLE", "build_messages", "RESPONSE_MODEL"]
+__all__ = ["SYSTEM", "EXAMPLE", "SHAPE", "build_messages", "RESPONSE_MODEL"]
 
 RESPONSE_MODEL = ReflectionDraft
 
@@ -32,6 +31,13 @@ EXAMPLE = {
     "trigger": "multi-step questions about where a team plays",
     "confidence": 0.7,
 }
+#: The JSON shape shown to the model: what each key holds, not a finished answer. Shown
+#: :data:`EXAMPLE`, a real small model (Qwen2.5 1.5B) returned its lesson word for word for a
+#: restaurant booking and for a failed deploy alike.
+SHAPE = ('{"helped": ["<a step of this trace that helped>"], "hurt": ["<a step of this trace that hurt>"], '
+         '"cause": "<what in this trace caused the outcome>", '
+         '"lesson": "When <the situation of this goal>, <what to do> first.", '
+         '"trigger": "<the kind of request that should bring the lesson back>", "confidence": 0.7}')
 
 
 def build_messages(episode: Episode, outcome: Outcome, feedback: str | None = None) -> list[tuple[str, str]]:
@@ -41,6 +47,6 @@ def build_messages(episode: Episode, outcome: Outcome, feedback: str | None = No
         f"Goal: {episode.goal}\nOutcome: {outcome.value}\n"
         + (f"Feedback: {feedback}\n" if feedback else "")
         + f"Trace (the steps that mattered):\n{trace}\n\n"
-        + f"Example of the JSON shape:\n{json.dumps(EXAMPLE)}"
+        + f"Answer in this JSON shape, with every <...> replaced by what this trace shows:\n{SHAPE}"
     )
     return [("system", SYSTEM), ("human", human)]

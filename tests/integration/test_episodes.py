@@ -78,6 +78,25 @@ def test_llm_reflector_repairs_json_and_rejects_invented_names(engine):
     assert "Marjorie" not in res.reflection.lesson
 
 
+def test_llm_reflector_rejects_the_prompts_example_or_an_unfilled_shape(engine):
+    """Small local models return the prompt's example lesson word for word, or the shape with its
+    slots unfilled: neither is a lesson about the run, so the model is asked again."""
+    import json
+
+    from hindsight_core.prompts import reflect as reflect_prompt
+
+    copying = scripted_chat_model([
+        json.dumps(reflect_prompt.EXAMPLE),
+        '{"cause": "<what caused it>", "lesson": "When <situation>, <do this> first.", "trigger": "x"}',
+        '{"cause": "no ticket", "lesson": "When deploying to prod, get a change ticket first.", "trigger": "deploys"}',
+    ])
+    res = engine.bank("ops").end_episode(failed_deploy(), "failure", reflector=LLMReflector(copying))
+    assert res.reflection.lesson == "When deploying to prod, get a change ticket first."
+    stubborn = scripted_chat_model([json.dumps(reflect_prompt.EXAMPLE)] * 3)
+    with pytest.raises(LLMError, match="example or an unfilled shape"):
+        engine.bank("other").end_episode(failed_deploy(), "failure", reflector=LLMReflector(stubborn))
+
+
 def test_llm_reflector_failure_is_an_error_not_an_empty_lesson(engine):
     broken = scripted_chat_model(["I refuse to answer in JSON."] * 3)
     bank = engine.bank("ops")

@@ -59,6 +59,21 @@ def test_llm_merge_that_invents_a_fact_is_discarded_and_reported(engine):
     assert all("Hetzner" not in u.text for u in bank.units())
 
 
+def test_llm_merge_that_returns_the_prompts_example_is_discarded_and_reported(engine):
+    """Small local models return the prompt's example word for word; it names nothing absent from a
+    deploy cluster, so the grounding check alone would keep it."""
+    import json
+
+    from hindsight_core.prompts import consolidate as consolidate_prompt
+
+    copier = scripted_chat_model([json.dumps(consolidate_prompt.EXAMPLE)])
+    bank = _bank(engine)
+    bank.capture_many([{"text": t, "kind": "experience", "mentioned_at": T0} for t in BACKUPS])
+    report = bank.consolidate(llm=copier)
+    assert report.llm_calls == 1 and len(report.discarded) == 1 and "example" in report.discarded[0]["reason"]
+    assert "extractive" in bank.get(report.created[0]).flags
+
+
 def test_llm_merge_that_only_compresses_is_kept(embedder):
     honest = scripted_chat_model(['{"observations": [{"cluster": 1, "text": "The nightly backup job on db-1 fails '
                                   'because the disk is full.", "confidence": 0.8}]}'])

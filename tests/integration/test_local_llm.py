@@ -76,4 +76,25 @@ def test_a_real_model_reflects_a_failed_run_into_a_grounded_lesson(model):
                   tool="deploy_service"),
     ])
     reflection = LLMReflector(model).reflect(episode, "failure")
-    assert reflection.lesson.strip()
+    assert any(word in reflection.lesson.lower() for word in ("deploy", "ticket", "permission", "production"))
+
+
+def test_a_real_model_judges_a_confirmed_booking_a_success_and_a_refused_deploy_a_failure(model):
+    from hindsight_core.outcomes import LLMJudge
+
+    booked = Episode.from_steps([
+        TraceStep(kind="user", text="Book a table for two at Nopa tonight at 8"),
+        TraceStep(kind="tool_call", text="book_table(restaurant='Nopa', time='20:00', party=2)", tool="book_table"),
+        TraceStep(kind="tool_result", text="confirmed: reservation R-5521 for 2 at 20:00", tool="book_table"),
+        TraceStep(kind="assistant", text="Your table at Nopa is booked for 8pm."),
+        TraceStep(kind="user", text="perfect, thanks!"),
+    ])
+    refused = Episode.from_steps([
+        TraceStep(kind="user", text="Deploy the billing service to production"),
+        TraceStep(kind="tool_call", text="deploy_service(service='billing', env='production')", tool="deploy_service"),
+        TraceStep(kind="tool_error", text="PermissionError: production deploys need a change ticket",
+                  tool="deploy_service"),
+        TraceStep(kind="assistant", text="I could not deploy it."),
+    ])
+    judge = LLMJudge(model)
+    assert [judge(e).outcome.value for e in (booked, refused)] == ["success", "failure"]
