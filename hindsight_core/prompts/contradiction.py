@@ -11,7 +11,7 @@ import json
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["SYSTEM", "EXAMPLES", "ContradictionVerdict", "RESPONSE_MODEL", "build_messages"]
+__all__ = ["SYSTEM", "EXAMPLES", "EXAMPLE", "ContradictionVerdict", "RESPONSE_MODEL", "build_messages"]
 
 
 class ContradictionVerdict(BaseModel):
@@ -54,6 +54,7 @@ EXAMPLES: tuple[tuple[str, str, dict], ...] = (
      {"older_about": "my manager: Dana", "newer_about": "my manager, hypothetically: Priya",
       "same_attribute": True, "contradicts": False}),
 )
+EXAMPLE = EXAMPLES[0][2]  #: one answer of the shape (kept for code that read it before EXAMPLES)
 
 SYSTEM = """You decide whether a newer statement updates an older one about the same subject and attribute
 (a changed value, a negation, a changed number, a correction), so that the older one no longer holds.

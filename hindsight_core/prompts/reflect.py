@@ -6,7 +6,6 @@ same arguments and returns ``[(role, content), ...]`` with roles ``"system"`` / 
 
 from __future__ import annotations
 
-
 from hindsight_core.episodes import Episode, ReflectionDraft
 from hindsight_core.models import Outcome
 
