@@ -148,18 +148,15 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
         more = bank.recall_lessons(signature_query(goal, lexicon), k=pool).hits
         hits += [(h, 0.0) for h in more if h.id not in seen]  # 0: its cosine was to other words
     goal_cosines = _goal_similarities(bank, query, [lesson_goal(h.unit) for h, _ in hits])
-    asks = match.gate_by_request_kind and request_kind(query) == "ask"
+    question_bar = _question_bar(query, match)
     groups: dict[str, list[tuple["RecallHit", float]]] = {}
     for (hit, cosine), goal_cosine in zip(hits, goal_cosines):
         close = max(cosine, goal_cosine)
         matched = signatures_match(goal, lesson_signature(hit.unit, lexicon))
         if close < LESSON_MIN_SIMILARITY and not matched:
             continue
-        if asks and (tools := lesson_tools(hit.unit)):
-            if not lesson_applies(query, tools):
-                continue  # a question would make none of the calls this lesson is about
-            if close < match.question_min_similarity:
-                continue  # a lesson of a tool that reads, and the question is not close enough to it
+        if not _fits_question(query, hit, close, question_bar):
+            continue
         if match.demote_noops and close < match.noop_min_similarity and is_noop_lesson(hit.unit):
             continue  # a run that did nothing helps only when the same request comes back
         relevance = close + (match.signature_bonus if matched else 0.0)
@@ -173,6 +170,23 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
 
     ordered = sorted(groups.values(), key=rank)  # stable: ties keep recall order
     return [pair for group in ordered for pair in group]
+
+
+def _question_bar(query: str, match: LessonMatch) -> float | None:
+    """The cosine a lesson of a reading tool needs when ``query`` only asks; None when the request-kind
+    gate is off or the query asks for a change."""
+    if match.gate_by_request_kind and request_kind(query) == "ask":
+        return match.question_min_similarity
+    return None
+
+
+def _fits_question(query: str, hit: "RecallHit", close: float, bar: float | None) -> bool:
+    """Whether a lesson or episode may answer ``query`` (``bar``: see :func:`_question_bar`): a question
+    gets none about tools that only change things (it would make no such call), and one about a tool
+    that reads only when at least ``bar`` close. Lessons naming no tool, and requests to act, pass."""
+    if bar is None or not (tools := lesson_tools(hit.unit)):
+        return True
+    return lesson_applies(query, tools) and close >= bar
 
 
 # Goal texts' vectors per embedder: a lesson's goal is embedded once, not at every recall.
@@ -271,8 +285,7 @@ def recall_context(
 
     matching = lesson_match is not None and lesson_match.enabled
     noop_bar = lesson_match.noop_min_similarity if matching and lesson_match.demote_noops else None
-    question_bar = lesson_match.question_min_similarity if matching and lesson_match.gate_by_request_kind \
-        and request_kind(query) == "ask" else None
+    question_bar = _question_bar(query, lesson_match) if matching else None
 
     def keep(hit: "RecallHit") -> bool:
         outcome = hit.unit.outcome
@@ -280,9 +293,8 @@ def recall_context(
             return False  # a lesson of another task
         if noop_bar is not None and outcome is not None and _similarity(hit) < noop_bar and is_noop_lesson(hit.unit):
             return False  # a run that did nothing: shown only for the same request
-        if question_bar is not None and outcome is not None and (tools := lesson_tools(hit.unit)):
-            if not lesson_applies(query, tools) or _similarity(hit) < question_bar:
-                return False  # an episode of calls this question would not make, or not close enough
+        if outcome is not None and not _fits_question(query, hit, _similarity(hit), question_bar):
+            return False
         return hit.id not in excluded and (wanted is None or outcome is None or outcome in wanted)
 
     picked: list["RecallHit"] = []

@@ -7,12 +7,13 @@ local models commonly break (see :func:`~hindsight_core.lifecycle.llm_reflect.pa
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from hindsight_core.errors import LLMError
 from hindsight_core.lifecycle.llm_reflect import parse_json_object
 
-__all__ = ["ask_json", "configured_llm"]
+__all__ = ["ask_json", "configured_llm", "not_written"]
 
 
 def ask_json(model: Any, messages: list[tuple[str, str]]) -> dict[str, Any]:
@@ -41,3 +42,14 @@ def ask_json(model: Any, messages: list[tuple[str, str]]) -> dict[str, Any]:
 def configured_llm(engine: Any) -> Any:
     """The engine's chat model for lifecycle judges (``MemoryEngine(llm=...)``), or None."""
     return getattr(engine, "llm", None)
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def not_written(text: str, example: str, *more: str) -> bool:
+    """Whether the model did not write ``text`` itself: the prompt's ``example`` returned word for word
+    (small local models do this), or the answer shape returned with a ``<...>`` slot unfilled in
+    ``text`` or in ``more`` (other fields of the same answer)."""
+    return _words(text) == _words(example) or bool(re.search(r"<[^<>]{3,}>", "".join((text, *more))))

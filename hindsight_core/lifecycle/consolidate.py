@@ -106,17 +106,6 @@ def _clusters(ids: list[str], vecs: np.ndarray, outcomes: list[Any], threshold: 
     return list(groups.values())
 
 
-def _not_written(text: str) -> bool:
-    """An observation the model did not write from its cluster: the prompt's example returned word for
-    word, or the shape with its ``<...>`` slots unfilled: discarded and reported like an ungrounded merge."""
-    from hindsight_core.prompts.consolidate import EXAMPLE
-
-    def words(t: str) -> str:
-        return " ".join(re.findall(r"[a-z0-9]+", t.lower()))
-
-    return words(text) == words(EXAMPLE["observations"][0]["text"]) or bool(re.search(r"<[^<>]{3,}>", text))
-
-
 def _llm_texts(llm: Any, prompt: Callable[..., list[tuple[str, str]]], clusters: list[list[str]],
                batch: int) -> tuple[dict[int, tuple[str, float]], int, list[dict[str, Any]]]:
     from hindsight_core.lifecycle._llm import ask_json
@@ -144,6 +133,7 @@ def consolidate(store: "UnitStore", config: "BankConfig", *, llm: Any = None, ma
     from hindsight_core._bank_state import state
     from hindsight_core._capture import prepare
     from hindsight_core._write import store_batch
+    from hindsight_core.lifecycle._llm import not_written
     from hindsight_core.prompts import consolidate as consolidate_prompt
 
     started = time.perf_counter()
@@ -201,7 +191,7 @@ def consolidate(store: "UnitStore", config: "BankConfig", *, llm: Any = None, ma
         discarded.extend(failures)
         for n, (text, conf) in drafts.items():
             problems = grounding_problems(text, sources[n]) if text else ["empty text"]
-            if text and _not_written(text):
+            if text and not_written(text, consolidate_prompt.EXAMPLE["observations"][0]["text"]):
                 problems = ["the prompt's example or an unfilled shape, not a merge of this cluster"]
             if problems:
                 discarded.append({"cluster": [ids[i] for i in new_groups[n]], "text": text, "reason": "; ".join(problems)})

@@ -83,17 +83,6 @@ def _ask(model: Any, messages: list[tuple[str, str]], structured: bool) -> Refle
     return ReflectionDraft.model_validate(parse_json_object(text))
 
 
-def _words(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
-
-
-def _not_written(draft: ReflectionDraft) -> bool:
-    """A lesson the model did not write for this run: the prompt's example returned word for word (small
-    local models do this), or the answer shape returned with its ``<...>`` slots unfilled."""
-    example = _words(str(reflect_prompt.EXAMPLE["lesson"]))
-    return _words(draft.lesson) == example or bool(re.search(r"<[^<>]{3,}>", draft.lesson + draft.cause))
-
-
 class LLMReflector:
     """A :class:`~hindsight_core.lifecycle.reflect.Reflector` backed by a language model.
 
@@ -112,6 +101,8 @@ class LLMReflector:
         self.structured = structured
 
     def reflect(self, episode: Episode, outcome: Outcome | str, feedback: str | None = None) -> Reflection:
+        from hindsight_core.lifecycle._llm import not_written  # it imports this module's parser
+
         outcome = Outcome(outcome)
         messages = list(self.prompt(episode, outcome, feedback))
         evidence = "\n".join([episode.goal, feedback or ""] + [s.text + " " + (s.tool or "") for s in episode.steps])
@@ -128,7 +119,7 @@ class LLMReflector:
             except Exception as exc:  # noqa: BLE001 - the model's own failure, reported below
                 problems.append(f"attempt {attempt}: the model raised {type(exc).__name__}: {exc}")
                 continue
-            if _not_written(draft):
+            if not_written(draft.lesson, str(reflect_prompt.EXAMPLE["lesson"]), draft.cause):
                 problems.append(f"attempt {attempt}: the lesson is the prompt's example or an unfilled shape")
                 messages.append(("human", "That lesson is not about this run. Write the lesson this trace teaches, "
                                           "with every <...> replaced. Answer again with the JSON only."))
