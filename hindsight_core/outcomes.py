@@ -267,7 +267,7 @@ class LLMJudge:
         self.prompt = prompt or judge_prompt.build_messages
 
     def __call__(self, episode: Episode) -> OutcomeVerdict:
-        from hindsight_core.lifecycle.llm_reflect import parse_json_object
+        from hindsight_core.lifecycle._llm import parse_json_object
         from hindsight_core.prompts.judge import JudgeDraft
 
         messages = list(self.prompt(episode))

@@ -1,19 +1,42 @@
 """Ask a language model for one JSON object: a LangChain chat model or a LlamaIndex LLM.
 
 Shared by the lifecycle's LLM paths (contradiction judge, consolidation). Parsing repairs what
-local models commonly break (see :func:`~hindsight_core.lifecycle.llm_reflect.parse_json_object`).
+local models commonly break (:func:`parse_json_object`).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from typing import Any
 
 from hindsight_core.errors import LLMError
-from hindsight_core.lifecycle.llm_reflect import parse_json_object
 
-__all__ = ["ask_json", "configured_llm", "not_written"]
+__all__ = ["ask_json", "configured_llm", "not_written", "parse_json_object"]
+
+
+def parse_json_object(text: str) -> dict[str, Any]:
+    """The first JSON object in ``text``, repaired where a model commonly breaks it."""
+    body = re.sub(r"^```(?:json)?|```$", "", text.strip(), flags=re.M).strip()
+    start, end = body.find("{"), body.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError("no JSON object in the answer")
+    body = body[start : end + 1]
+    for attempt in (body, re.sub(r",\s*([}\]])", r"\1", body)):
+        try:
+            value = json.loads(attempt)
+            if isinstance(value, dict):
+                return value
+        except json.JSONDecodeError:
+            pass
+    try:  # single quotes, True/False/None: a Python literal
+        value = ast.literal_eval(re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", body)))
+    except (ValueError, SyntaxError) as exc:
+        raise ValueError(f"unparseable JSON object: {exc}") from None
+    if not isinstance(value, dict):
+        raise ValueError("the answer is not a JSON object")
+    return value
 
 
 def ask_json(model: Any, messages: list[tuple[str, str]]) -> dict[str, Any]:

@@ -19,16 +19,15 @@ Example:
 
 from __future__ import annotations
 
-import ast
 import json
 import logging
-import re
 from typing import Any, Callable
 
 from pydantic import ValidationError
 
 from hindsight_core.episodes import Episode, Reflection, ReflectionDraft
 from hindsight_core.errors import LLMError
+from hindsight_core.lifecycle._llm import not_written, parse_json_object
 from hindsight_core.lifecycle.reflect import ungrounded_terms
 from hindsight_core.models import Outcome
 from hindsight_core.prompts import reflect as reflect_prompt
@@ -38,29 +37,6 @@ __all__ = ["LLMReflector", "parse_json_object"]
 log = logging.getLogger("hindsight.reflect")
 
 PromptFn = Callable[[Episode, Outcome, "str | None"], list[tuple[str, str]]]
-
-
-def parse_json_object(text: str) -> dict[str, Any]:
-    """The first JSON object in ``text``, repaired where a model commonly breaks it."""
-    body = re.sub(r"^```(?:json)?|```$", "", text.strip(), flags=re.M).strip()
-    start, end = body.find("{"), body.rfind("}")
-    if start < 0 or end <= start:
-        raise ValueError("no JSON object in the answer")
-    body = body[start : end + 1]
-    for attempt in (body, re.sub(r",\s*([}\]])", r"\1", body)):
-        try:
-            value = json.loads(attempt)
-            if isinstance(value, dict):
-                return value
-        except json.JSONDecodeError:
-            pass
-    try:  # single quotes, True/False/None: a Python literal
-        value = ast.literal_eval(re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", body)))
-    except (ValueError, SyntaxError) as exc:
-        raise ValueError(f"unparseable JSON object: {exc}") from None
-    if not isinstance(value, dict):
-        raise ValueError("the answer is not a JSON object")
-    return value
 
 
 def _ask(model: Any, messages: list[tuple[str, str]], structured: bool) -> ReflectionDraft:
@@ -101,8 +77,6 @@ class LLMReflector:
         self.structured = structured
 
     def reflect(self, episode: Episode, outcome: Outcome | str, feedback: str | None = None) -> Reflection:
-        from hindsight_core.lifecycle._llm import not_written  # it imports this module's parser
-
         outcome = Outcome(outcome)
         messages = list(self.prompt(episode, outcome, feedback))
         evidence = "\n".join([episode.goal, feedback or ""] + [s.text + " " + (s.tool or "") for s in episode.steps])
