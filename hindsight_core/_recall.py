@@ -15,8 +15,8 @@ from datetime import datetime
 from hindsight_core._expansion_ops import schedule_learning, word_vectors_of
 from hindsight_core._lifecycle_ops import OVER_FETCH, filter_candidates, record_recall
 from hindsight_core._render import estimate_tokens
+from hindsight_core._text_vectors import embed_cached
 from hindsight_core.config import BankConfig, RecallConfig
-from hindsight_core.embed_batching import urgent
 from hindsight_core.models import ChannelHit, RecallHit, RecallResult
 from hindsight_core.retrieval.expansion import plan_expansion
 from hindsight_core.retrieval.pipeline import one_blas_thread, retrieve
@@ -66,22 +66,23 @@ def _recall(store: UnitStore, config: BankConfig, cfg: RecallConfig, *, query: s
     heads = [query] if topic is None else [query, topic]
     asked = plan.texts if plan is not None else []
     embedding = time.perf_counter()
-    with urgent():  # the query goes before captures' texts waiting for the model (embed_batching)
-        vectors = embedder.embed(heads + asked)  # no lock held
+    # one model call, no lock held, ahead of captures' queued texts; a query embedded moments ago
+    # (recall_context recalls lessons, then memories, for one task) is not embedded again
+    head_vectors, word_vectors = embed_cached(embedder, heads, asked)
     embedding = time.perf_counter() - embedding
     if asked and words is not None:
-        words.put(asked, vectors[len(heads):])
+        words.put(asked, word_vectors)
     waited = time.perf_counter()
     with store.read() as index:  # shared: recalls never wait for each other, nor for a capture's embedding
         waited = time.perf_counter() - waited
         extra_terms = None
         if plan is not None:
             with one_blas_thread():
-                extra_terms = plan.finish(vectors[len(heads):], index.keyword, cfg)
-        request = RetrievalRequest(query=query, vector=vectors[0], as_of=now.timestamp(),
+                extra_terms = plan.finish(word_vectors, index.keyword, cfg)
+        request = RetrievalRequest(query=query, vector=head_vectors[0], as_of=now.timestamp(),
                                    k=min(k + len(excluded) + OVER_FETCH, 1000),
                                    statuses=statuses, kinds=kinds, session_id=session_id,
-                                   topic_vector=None if topic is None else vectors[1], extra_terms=extra_terms or None)
+                                   topic_vector=None if topic is None else head_vectors[1], extra_terms=extra_terms or None)
         candidates, trace = retrieve(request, index, cfg)
         candidates = filter_candidates(index, config, [c for c in candidates if c.id not in excluded], k, trace)
         directive_ids = sorted(index.directives, key=lambda i: index.units[i].seq)

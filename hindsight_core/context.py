@@ -27,9 +27,6 @@ Example:
 
 from __future__ import annotations
 
-import threading
-import weakref
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Iterable
@@ -38,7 +35,7 @@ import numpy as np
 
 from hindsight_core._render import estimate_tokens
 from hindsight_core._validate import check_enum, check_k
-from hindsight_core.embed_batching import urgent
+from hindsight_core._text_vectors import embed_cached
 from hindsight_core.errors import InvalidInputError
 from hindsight_core.models import Outcome, RecallResult
 from hindsight_core.request_kinds import lesson_applies, request_kind
@@ -189,38 +186,16 @@ def _fits_question(query: str, hit: "RecallHit", close: float, bar: float | None
     return lesson_applies(query, tools) and close >= bar
 
 
-# Goal texts' vectors per embedder: a lesson's goal is embedded once, not at every recall.
-_GOAL_VECTORS: "weakref.WeakKeyDictionary[object, OrderedDict[str, np.ndarray]]" = weakref.WeakKeyDictionary()
-_GOAL_VECTORS_MAX = 4096
-_GOAL_VECTORS_LOCK = threading.Lock()
-
-
 def _goal_similarities(bank: "MemoryBank", query: str, goals: list[str]) -> list[float]:
     """Dense cosine of ``query`` to each lesson's goal alone. A lesson's text also quotes the error
     and the advice, which dilutes its vector; a paraphrase of the goal is closer to the goal itself
-    ("I need somewhere to stay in Lisbon, reserve it" / "Book a room at the Hilton Midtown")."""
+    ("I need somewhere to stay in Lisbon, reserve it" / "Book a room at the Hilton Midtown").
+    Goals and the query are embedded once per embedder (the recalls before this embedded the query)."""
     if not goals:
         return []
-    embedder = bank.store.embedder
-    try:
-        with _GOAL_VECTORS_LOCK:
-            cache = _GOAL_VECTORS.setdefault(embedder, OrderedDict())
-    except TypeError:  # an embedder that takes no weak reference: no cache
-        cache = OrderedDict()
-    with _GOAL_VECTORS_LOCK:
-        missing = [g for g in dict.fromkeys(goals) if g not in cache]
-    with urgent():  # a recall is waiting: go before captures' texts queued for the model
-        vectors = np.asarray(embedder.embed([query, *missing]), dtype=np.float32)
+    vectors, _ = embed_cached(bank.store.embedder, [query, *goals])
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    with _GOAL_VECTORS_LOCK:
-        for goal, vector in zip(missing, vectors[1:]):
-            cache[goal] = vector
-        known = {g: cache[g] for g in goals if g in cache}
-        for goal in known:
-            cache.move_to_end(goal)
-        while len(cache) > _GOAL_VECTORS_MAX:
-            cache.popitem(last=False)
-    return [float(vectors[0] @ known[g]) for g in goals]
+    return (vectors[1:] @ vectors[0]).tolist()
 
 
 def _task_key(hit: "RecallHit") -> str:
