@@ -64,6 +64,9 @@ _AND_CHANGE = re.compile(
     r"reset|grant|revoke|approve|transfer|refund|charge|register|enable|disable|turn|schedule|create|fix|apply|"
     r"install|run|trigger|notify|ping|change)\b", re.I)
 _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\s+then\s+")
+# A full stop after these ends no clause: "Does Dr. Lindqvist speak Spanish?" is one question.
+_ABBREVIATION = re.compile(r"(?:^|\s)(?:dr|mr|mrs|ms|mx|prof|st|jr|sr|mt|ave|no|vs|etc|approx|dept|inc|ltd|co|"
+                           r"corp|e\.g|i\.e|a\.m|p\.m|[a-z])\.$", re.I)
 _READING_TOOL = re.compile(
     r"^(?:get|list|search|find|fetch|query|read|lookup|look|check|show|describe|count|call|export|download|"
     r"generate|translate|geocode|convert|calculate|summari[sz]e|analy[sz]e|report|validate|preview|estimate|"
@@ -73,7 +76,7 @@ _READING_TOOL = re.compile(
 @lru_cache(maxsize=4096)
 def request_kind(request: str) -> RequestKind:
     """``"ask"`` when every clause of ``request`` asks for information or text, else ``"act"``."""
-    clauses = [(c.strip(), _OPENERS.sub("", c.strip()).strip()) for c in _CLAUSES.split(request.strip())]
+    clauses = [(c.strip(), _OPENERS.sub("", c.strip()).strip()) for c in _clauses(request.strip())]
     clauses = [(said, clause) for said, clause in clauses if clause]
     if not clauses:
         return "act"
@@ -82,6 +85,17 @@ def request_kind(request: str) -> RequestKind:
         if not asks or _CHANGE_AFTER_ALL.match(clause) or _AND_CHANGE.search(clause):
             return "act"
     return "ask"
+
+
+def _clauses(request: str) -> list[str]:
+    """The request's clauses: split at sentence ends and "then", not after an abbreviation."""
+    parts: list[str] = []
+    for part in _CLAUSES.split(request):
+        if parts and _ABBREVIATION.search(parts[-1]):
+            parts[-1] = f"{parts[-1]} {part}"
+        else:
+            parts.append(part)
+    return parts
 
 
 def tool_changes_things(tool: str) -> bool:

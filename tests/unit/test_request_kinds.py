@@ -23,6 +23,8 @@ from hindsight_core.testing import HashEmbedder
     "Give me three tips for a better night's sleep.",
     "Plan a three-day itinerary for Kyoto focused on temples and food.",
     "Is the Lisbon office open on Monday?",
+    "Does Dr. Lindqvist see patients on Fridays?",  # a title's full stop ends no clause
+    "What time does Mrs. J. Okafor's appointment end?",
 ])
 def test_questions_lookups_and_writing_only_ask(request_text):
     assert request_kind(request_text) == "ask"
@@ -34,6 +36,7 @@ def test_questions_lookups_and_writing_only_ask(request_text):
     "rezzy for 9 ppl at Nobu thurs",
     "Find Ana somewhere to stay in Seville and lock it in",
     "Did I leave the house open? Secure the back entrance deadbolt.",
+    "Is Dr. Patel in today? Book Ana with her at 3.",
     "Write to the landlord that the rent will be late.",
     "Give Priya a login for the admin portal",
     "Could you have Priya countersign the vendor contract electronically?",
