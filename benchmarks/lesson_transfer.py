@@ -10,7 +10,13 @@ doing anything (the agent only answered, the user said it was fine) are stored t
   (``k=5, lessons_k=3, max_tokens=1200``); it *gets its lesson* when that pitfall's failure lesson is in
   the rendered text;
 - every unrelated goal asks the same; it *gets a lesson* when any lesson or episode with an outcome is
-  rendered (the marks the agent reads: ``[lesson from a FAILED attempt``, ``[worked before]``, ...).
+  rendered (the marks the agent reads: ``[lesson from a FAILED attempt``, ``[worked before]``, ...);
+- ``with_tool_check``: the share of paraphrased goals whose lesson reaches the model before the call,
+  in the context or at the middleware's second look (:mod:`hindsight_core.tool_lessons`), *assuming
+  the agent proposes the pitfall's tool*; ``tool_check_other_lessons`` counts other pitfalls' lessons
+  that second look showed beside it (sets where two pitfalls share a tool). What an unrelated request
+  would call is not in the sets, so the second look's effect on them is not measured here: it fires
+  only for a call of a tool that failed before.
 
 Both with the task-signature indexing (:mod:`hindsight_core.signatures`, the default) and without it
 (``lesson_match=None``: the goal's words only, the behaviour before), side by side.
@@ -128,6 +134,7 @@ def _condition(pitfalls: list[Pitfall], unrelated: list[str], noops: list[str], 
             seconds.append(time.perf_counter() - started)
             return text
 
+        at_call = others = 0
         for p in pitfalls:
             for goal in p.paraphrases:
                 text = recall(goal)
@@ -135,6 +142,11 @@ def _condition(pitfalls: list[Pitfall], unrelated: list[str], noops: list[str], 
                 got += shown
                 if not shown:
                     misses.append(f"{goal!r} (lesson of {p.goal!r})")
+                    # the middleware's second look when the agent proposes the pitfall's tool
+                    notes = bank.tool_lessons([p.tool], shown=text).text
+                    shown = _shows(notes, lessons[p.goal])
+                    others += sum(_shows(notes, lesson) for g, lesson in lessons.items() if g != p.goal)
+                at_call += shown
                 if learn:
                     _later_run(bank, p, goal, shown)
         for goal in unrelated:
@@ -145,6 +157,8 @@ def _condition(pitfalls: list[Pitfall], unrelated: list[str], noops: list[str], 
         engine.close()
     n = sum(len(p.paraphrases) for p in pitfalls)
     out = {"paraphrases_with_lesson": got, "transfer_rate": round(100 * got / n, 1) if n else 0.0,
+           "with_tool_check": round(100 * at_call / n, 1) if n else 0.0,
+           "tool_check_other_lessons": others,
            "unrelated_with_lesson": len(leaks),
            "unrelated_lesson_rate": round(100 * len(leaks) / len(unrelated), 1) if unrelated else 0.0,
            "recall_context_ms_p50": round(1000 * sorted(seconds)[len(seconds) // 2], 1) if seconds else None}

@@ -364,6 +364,14 @@ class MemoryBank:
 
         return recall_context(self, query, **options)
 
+    def tool_lessons(self, tools: Iterable[str], **options: Any) -> "RecalledContext":
+        """Lessons of failed runs that called one of ``tools``, for the moment an agent is about to
+        call it (see :func:`hindsight_core.tool_lessons.tool_lessons` for the options: ``k``,
+        ``shown``, ``max_tokens``). ``result.text`` is "" when there are none."""
+        from hindsight_core.tool_lessons import tool_lessons
+
+        return tool_lessons(self, tools, **options)
+
     # ---- lifecycle: beliefs, consolidation, forgetting, directives -------------------------------
     def consolidate(self, *, llm: Any = None, max_units: int | None = None, full: bool = False) -> Any:
         """Cluster new memories into evidence-backed observations now (also runs in the background
@@ -435,6 +443,7 @@ class MemoryBank:
     aend_episode = _async_twin(end_episode)
     arecall_lessons = _async_twin(recall_lessons)
     arecall_context = _async_twin(recall_context)
+    atool_lessons = _async_twin(tool_lessons)
     acapture_many = _async_twin(capture_many)
     arecall = _async_twin(recall)
     aget = _async_twin(get)

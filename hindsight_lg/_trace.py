@@ -10,7 +10,7 @@ from hindsight_core.outcomes import is_request, step_kind
 from hindsight_lg.state import AFTER
 
 __all__ = ["MEMORY_MESSAGE_PREFIX", "episode_messages", "pin_start", "to_steps", "build_episode",
-           "capture_items", "last_user_text", "messages_after"]
+           "capture_items", "last_user_text", "messages_after", "called_tools", "proposed_tools"]
 
 #: Id prefix of the system message the recall node injects (skipped by capture and reflect).
 MEMORY_MESSAGE_PREFIX = "hindsight-memory-"
@@ -159,3 +159,17 @@ def capture_items(messages: Iterable[BaseMessage], *, session_id: str | None,
 def last_user_text(messages: Sequence[BaseMessage]) -> str:
     at = _last_user(list(messages or []))
     return "" if at is None else _text(messages[at])
+
+
+def called_tools(messages: Iterable[BaseMessage]) -> list[str]:
+    """Names of the tools the AI messages among ``messages`` called, first call first, each once."""
+    names = [call.get("name") for m in messages if isinstance(m, AIMessage) for call in (m.tool_calls or [])]
+    return list(dict.fromkeys(n for n in names if isinstance(n, str) and n))
+
+
+def proposed_tools(response: Any) -> list[str]:
+    """Names of the tools a model call's answer calls: a ``ModelResponse``, an ``ExtendedModelResponse``
+    or an ``AIMessage`` (what a ``wrap_model_call`` handler may return)."""
+    inner = getattr(response, "model_response", response)
+    messages = getattr(inner, "result", None)
+    return called_tools(messages if isinstance(messages, list) else [inner])

@@ -7,6 +7,10 @@ One middleware gives a prebuilt agent the whole loop:
 * ``wrap_model_call`` puts the recalled text into the system prompt the model receives (appended to
   your ``system_prompt``, or as the only system message): one leading system message, whatever the
   provider; the conversation in state is never touched;
+* ``wrap_model_call`` also gives the model a second look before a call of a tool that failed before
+  (``check_tool_calls``, on by default): when its answer calls a tool whose lessons from failed calls
+  the prompt did not show, the model is asked once more with them added, and that answer stands.
+  One more model call, only then; later model calls of the run keep those lessons in the prompt;
 * ``wrap_tool_call`` watches tool calls; an exception is recorded and re-raised unchanged (the run
   ends with it, so the failure is learned at once);
 * ``after_agent`` ends the episode with the outcome inferred from what happened
@@ -67,7 +71,7 @@ from hindsight_core.lifecycle.reflect import Reflector
 from hindsight_core.models import Outcome
 from hindsight_core.outcomes import Judge, OutcomeVerdict, adecide_outcome, decide_outcome
 from hindsight_lg._resolve import BankResolver, BankSpec
-from hindsight_lg._trace import episode_messages, last_user_text, pin_start, to_steps
+from hindsight_lg._trace import called_tools, episode_messages, last_user_text, pin_start, proposed_tools, to_steps
 
 __all__ = ["HindsightMiddleware", "HindsightAgentState", "merge_system_message"]
 
@@ -117,6 +121,8 @@ class HindsightMiddleware(AgentMiddleware):
         background: Reflect in the bank's background queue (the experience is stored at once).
         learn: False to recall only (no episodes are stored).
         goal_tools: Tools whose success means the task was done (default: those that failed).
+        check_tool_calls: Show the model lessons of failed calls of a tool it is about to call
+            (see the module docstring); False: the recalled context only.
     """
 
     state_schema = HindsightAgentState
@@ -137,6 +143,7 @@ class HindsightMiddleware(AgentMiddleware):
         background: bool = False,
         learn: bool = True,
         goal_tools: Iterable[str] | None = None,
+        check_tool_calls: bool = True,
     ) -> None:
         super().__init__()
         self.spec = BankSpec(engine, default_bank, bank_key, bank_resolver, dict(bank_options or {}))
@@ -148,6 +155,9 @@ class HindsightMiddleware(AgentMiddleware):
         self.k, self.lessons_k, self.max_tokens = k, lessons_k, max_tokens
         self.judge, self.reflector, self.background, self.learn = judge, reflector, background, learn
         self.goal_tools = None if goal_tools is None else tuple(goal_tools)
+        if not isinstance(check_tool_calls, bool):
+            raise InvalidInputError(f"check_tool_calls must be True or False, not {check_tool_calls!r}")
+        self.check_tool_calls = check_tool_calls
         self.tools = []
         self._closed: OrderedDict[str, str] = OrderedDict()  # episode id -> why it was closed early
         self._lock = threading.Lock()
@@ -250,11 +260,45 @@ class HindsightMiddleware(AgentMiddleware):
         text = (request.state or {}).get("memory_context") or ""
         return request.override(system_message=merge_system_message(request.system_message, text)) if text else request
 
+    def _tool_check(self, request: Any) -> tuple[Any, list[str]] | None:
+        """(the bank, the tools this run has called) when tool calls are checked, else None."""
+        if not self.check_tool_calls:
+            return None
+        state = request.state if isinstance(request.state, Mapping) else {}
+        messages = episode_messages(request.messages or [], state.get("memory_episode_start"))
+        return self._bank(state, getattr(request, "runtime", None)), called_tools(messages)
+
+    @staticmethod
+    def _with_notes(request: Any, notes: Any) -> Any:
+        return request.override(system_message=merge_system_message(request.system_message, notes.text))
+
+    @staticmethod
+    def _shown(request: Any) -> str:
+        return request.system_message.text if request.system_message is not None else ""
+
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        return handler(self._with_memory(request))
+        request = self._with_memory(request)
+        check = self._tool_check(request)
+        if check is None:
+            return handler(request)
+        bank, called = check
+        if called:  # lessons of tools this run already called stay in view: no second look for them again
+            request = self._with_notes(request, bank.tool_lessons(called, shown=self._shown(request)))
+        response = handler(request)
+        notes = bank.tool_lessons(proposed_tools(response), shown=self._shown(request))
+        return handler(self._with_notes(request, notes)) if notes else response
 
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        return await handler(self._with_memory(request))
+        request = self._with_memory(request)
+        check = self._tool_check(request)
+        if check is None:
+            return await handler(request)
+        bank, called = check
+        if called:
+            request = self._with_notes(request, await bank.atool_lessons(called, shown=self._shown(request)))
+        response = await handler(request)
+        notes = await bank.atool_lessons(proposed_tools(response), shown=self._shown(request))
+        return await handler(self._with_notes(request, notes)) if notes else response
 
     # ---- observe --------------------------------------------------------------------------------
     def _failed_run(self, request: Any, exc: BaseException) -> tuple[Episode | None, OutcomeVerdict | None, Any]:

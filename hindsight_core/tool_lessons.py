@@ -1,0 +1,80 @@
+"""Lessons about a tool, found by the tool's name, for the moment an agent is about to call it.
+
+Matching a lesson to a request by its words (:mod:`hindsight_core.context`) misses paraphrases that
+share no words with the failed goal ("Push the hotfix live" after "Deploy the api service to
+production"), and a stricter match would miss more. The tool an agent is about to call names the
+task exactly: a lesson written when ``deploy_service`` failed applies to the next ``deploy_service``
+call whatever the request said. :func:`tool_lessons` finds those lessons; the LangChain middleware
+(``HindsightMiddleware(check_tool_calls=True)``) shows them to the model when it proposes such a call
+and the plan's context did not already show them.
+
+Example:
+    >>> from hindsight_core import MemoryEngine
+    >>> from hindsight_core.episodes import Episode, TraceStep
+    >>> from hindsight_core.testing import HashEmbedder
+    >>> bank = MemoryEngine.ephemeral(embedder=HashEmbedder()).bank("ops")
+    >>> _ = bank.end_episode(Episode.from_steps([
+    ...     TraceStep(kind="user", text="Deploy billing to production"),
+    ...     TraceStep(kind="tool_error", text="deploys need a change ticket", tool="deploy_service")]), "failure")
+    >>> notes = tool_lessons(bank, ["deploy_service"])
+    >>> "change ticket" in notes.text, tool_lessons(bank, ["restart_cache"]).text
+    (True, '')
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Iterable
+
+from hindsight_core._render import escape_text
+from hindsight_core.context import RecalledContext
+from hindsight_core.errors import InvalidInputError
+from hindsight_core.models import Outcome, RecallResult
+from hindsight_core.signatures import lesson_tools
+
+if TYPE_CHECKING:
+    from hindsight_core.bank import MemoryBank
+
+__all__ = ["tool_lessons", "TOOL_LESSONS_HEADER"]
+
+#: First line of :attr:`RecalledContext.text` (``{tools}``: the tools' names).
+TOOL_LESSONS_HEADER = ("Before you call {tools}: lessons from earlier failed calls of it (change the call if "
+                       "one applies, otherwise go ahead):")
+_POOL = 50  # lessons read per lookup: the tool's name is rare text, so its lessons rank high
+
+
+def tool_lessons(bank: "MemoryBank", tools: Iterable[str], *, k: int = 3, shown: str = "",
+                 max_tokens: int | None = 600) -> RecalledContext:
+    """Lessons of failed (or partly failed) runs that called one of ``tools``, newest first.
+
+    Args:
+        bank: The bank to read.
+        tools: Names of the tools about to be called.
+        k: Lessons at most.
+        shown: Text the model already has (its system prompt): lessons whose first line is in it
+            are left out, so nothing is shown twice.
+        max_tokens: Budget of the rendered text.
+
+    Returns:
+        A :class:`~hindsight_core.context.RecalledContext`; its ``text`` is "" when there is nothing.
+    """
+    if isinstance(tools, str):
+        tools = [tools]
+    names = list(dict.fromkeys(t.strip() for t in tools if isinstance(t, str) and t.strip()))
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise InvalidInputError(f"k must be an int >= 0, not {k!r}")
+    if not isinstance(shown, str):
+        raise InvalidInputError("shown must be a str (the text the model already has)")
+    header = TOOL_LESSONS_HEADER.format(tools=", ".join(names))
+    if not names or not k:
+        empty = RecallResult(query="", bank=bank.id, as_of=datetime.now(timezone.utc), novel=True)
+        return RecalledContext(empty, 0, header, max_tokens)
+    found = bank.recall_lessons(" ".join(n.replace("_", " ") for n in names), k=_POOL)
+    wanted = set(names)
+    hits = [h for h in found.hits
+            if h.unit.outcome in (Outcome.FAILURE, Outcome.PARTIAL) and wanted & set(lesson_tools(h.unit))
+            and escape_text(h.unit.text.splitlines()[0]) not in shown]
+    hits.sort(key=lambda h: -h.unit.mentioned_at.timestamp())
+    # the standing rules are in the plan's context already: only the lessons here
+    result = found.model_copy(update={"hits": tuple(hits[:k]), "directives": ()})
+    return RecalledContext(result, len(result.hits), header, max_tokens)
