@@ -22,6 +22,8 @@ def test_signatures_bring_lessons_to_paraphrases_and_keep_them_off_unrelated_goa
     assert sigs["paraphrases_with_lesson"] > words["paraphrases_with_lesson"]
     assert sigs["transfer_rate"] >= 90.0
     assert sigs["unrelated_lesson_rate"] <= 10.0
+    # the second look before a call finds by the tool's name what the words missed
+    assert words["with_tool_check"] == 100.0 and words["tool_check_other_lessons"] == 0
 
 
 def test_a_set_file_of_the_same_shape_loads_in_place_of_a_split():
