@@ -24,8 +24,10 @@ Example:
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from functools import partial
 from typing import TYPE_CHECKING, Iterable
 
+from hindsight_core._episode_ops import recall_lessons
 from hindsight_core._render import escape_text
 from hindsight_core.context import RecalledContext
 from hindsight_core.errors import InvalidInputError
@@ -69,7 +71,9 @@ def tool_lessons(bank: "MemoryBank", tools: Iterable[str], *, k: int = 3, shown:
     if not names or not k:
         empty = RecallResult(query="", bank=bank.id, as_of=datetime.now(timezone.utc), novel=True)
         return RecalledContext(empty, 0, header, max_tokens)
-    found = bank.recall_lessons(" ".join(n.replace("_", " ") for n in names), k=_POOL)
+    # a lookup, not a use: the many lessons read and left out must not gain activity (forgetting reads it)
+    found = recall_lessons(partial(bank.recall, record_hits=False), bank.config,
+                           " ".join(n.replace("_", " ") for n in names), k=_POOL)
     wanted = set(names)
     hits = [h for h in found.hits
             if h.unit.outcome in (Outcome.FAILURE, Outcome.PARTIAL) and wanted & set(lesson_tools(h.unit))

@@ -114,7 +114,9 @@ def test_tool_lessons_finds_failures_of_that_tool_only(mem_engine):
                                  TraceStep(kind="tool_call", text="restart(name='cache')", tool="restart"),
                                  TraceStep(kind="tool_result", text="restarted", tool="restart")])
     bank.end_episode(worked, "success")
+    activity = {u.id: bank._current().units[u.id].activity for u in bank.units()}
     found = bank.tool_lessons(["deploy_service"])
+    assert {u.id: bank._current().units[u.id].activity for u in bank.units()} == activity  # a lookup, not a use
     assert [h.unit.outcome.value for h in found.lessons] == ["failure"] and TICKET_ERROR in found.text
     assert not bank.tool_lessons(["restart"])  # a success is no warning
     assert not bank.tool_lessons(["deploy_service"], shown=found.text)  # nothing shown twice
