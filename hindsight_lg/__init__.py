@@ -13,6 +13,7 @@ For graphs you build yourself: three nodes, a state mixin, a wrapper, and memory
     capture_node(engine)   records user/assistant/tool messages and tool errors of the episode
     recall_node(engine)    writes lessons and memories for the user's request to ``memory_context``
     reflect_node(engine)   learns from the episode with its ``outcome`` label, then starts a new one
+    tool_check_node(engine)   after your planner: a second look before a call of a tool that failed before
     with_memory(graph, engine)      recall -> your graph -> reflect, once per run, however it ends
     reflect_thread(graph, config, outcome=...)   label a finished run afterwards
     recall_tool(engine), remember_tool(engine)   memory as tools for tool-calling agents
@@ -54,6 +55,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from hindsight_lg.nodes import capture_node, recall_node, reflect_node
 from hindsight_lg.state import MEMORY_KEYS, MemoryState
+from hindsight_lg.tool_check import tool_check_node
 from hindsight_lg.tools import recall_tool, remember_tool
 from hindsight_lg.wrap import areflect_thread, reflect_thread, with_memory
 
@@ -83,6 +85,7 @@ __all__ = [
     "recall_node",
     "capture_node",
     "reflect_node",
+    "tool_check_node",
     "with_memory",
     "reflect_thread",
     "areflect_thread",
