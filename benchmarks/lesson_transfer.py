@@ -18,8 +18,11 @@ doing anything (the agent only answered, the user said it was fine) are stored t
   would call is not in the sets, so the second look's effect on them is not measured here: it fires
   only for a call of a tool that failed before.
 
-Both with the task-signature indexing (:mod:`hindsight_core.signatures`, the default) and without it
-(``lesson_match=None``: the goal's words only, the behaviour before), side by side.
+Three conditions side by side: the goal's words only (``lesson_match=None``, the behaviour before
+signatures); with the task-signature indexing (:mod:`hindsight_core.signatures`, a bank's default);
+and ``middleware``, what ``HindsightMiddleware`` recalls with its second look on (the signature
+indexing with :meth:`~hindsight_core.signatures.LessonMatch.precise` bars), whose ``with_tool_check``
+is the figure an agent with the middleware gets.
 
 The pitfall sets are SELF-WRITTEN DEV DATA (``benchmarks/data/lesson_transfer_dev.json``, which the
 indexing was tuned on, and ``lesson_transfer_heldout.json``, written before the code and evaluated only
@@ -167,7 +170,7 @@ def _condition(pitfalls: list[Pitfall], unrelated: list[str], noops: list[str], 
 
 def run(split: str = "dev", embedder: Any = None, *, limit: int | None = None,
         show_misses: bool = False, learn: bool = False, data: Path | None = None) -> dict[str, Any]:
-    """Both conditions, words only (the behaviour before) and by signature, each on a fresh bank.
+    """The three conditions (words only, by signature, the middleware's precise bars), each on a fresh bank.
     ``limit``: only the first N pitfalls and unrelated goals (a smoke run); ``learn``: later runs are
     stored as they happen (see :func:`_condition`); ``data``: a set file instead of ``split``."""
     from hindsight_core.signatures import DEFAULT_LESSON_MATCH
@@ -179,7 +182,9 @@ def run(split: str = "dev", embedder: Any = None, *, limit: int | None = None,
     out: dict[str, Any] = {"split": split, "pitfalls": len(pitfalls),
                            "paraphrased_goals": sum(len(p.paraphrases) for p in pitfalls),
                            "unrelated_goals": len(unrelated), "noop_runs": len(noops), "learn": learn}
-    for label, match in (("words_only", None), ("signatures", DEFAULT_LESSON_MATCH)):
+    conditions = (("words_only", None), ("signatures", DEFAULT_LESSON_MATCH),
+                  ("middleware", DEFAULT_LESSON_MATCH.precise()))
+    for label, match in conditions:
         out[label] = _condition(pitfalls, unrelated, noops, embedder, match, show_misses, learn)
     out["seconds"] = round(time.perf_counter() - started, 1)
     return out

@@ -148,10 +148,12 @@ def _lessons(bank: "MemoryBank", query: str, k: int, match: LessonMatch | None) 
     question_bar = _question_bar(query, match)
     groups: dict[str, list[tuple["RecallHit", float]]] = {}
     for (hit, cosine), goal_cosine in zip(hits, goal_cosines):
-        close = max(cosine, goal_cosine)
+        close = max(cosine if cosine >= match.min_similarity else 0.0,
+                    goal_cosine if goal_cosine >= match.goal_min_similarity else 0.0)
         matched = signatures_match(goal, lesson_signature(hit.unit, lexicon))
-        if close < LESSON_MIN_SIMILARITY and not matched:
+        if not close and not (matched and max(cosine, goal_cosine) >= match.signature_min_similarity):
             continue
+        close = close or max(cosine, goal_cosine)
         if not _fits_question(query, hit, close, question_bar):
             continue
         if match.demote_noops and close < match.noop_min_similarity and is_noop_lesson(hit.unit):
@@ -233,7 +235,9 @@ def recall_context(
         header: First line of the text ("" for none).
         include_drafts: Also show uncorroborated model-written drafts (rendered as ``[draft]``).
         lesson_match: How lessons are matched to the task (a :class:`~hindsight_core.signatures.LessonMatch`;
-            ``"bank"``, the default, takes the bank's ``BankConfig.lessons``): by default also by task
+            ``"bank"``, the default, takes the bank's ``BankConfig.lessons``; ``"precise"`` takes them
+            with :meth:`~hindsight_core.signatures.LessonMatch.precise` bars, for agents that also get a
+            second look before a tool call (:mod:`hindsight_core.tool_lessons`)): by default also by task
             signature (action class, object type, tool), so a lesson reaches a paraphrased goal, and
             lessons of runs that did nothing useful rank last. None: by the goal's words only (dense
             cosine at least :data:`LESSON_MIN_SIMILARITY`), in recall order, as before signatures.
@@ -247,10 +251,11 @@ def recall_context(
         raise InvalidInputError("header must be a str")
     if not isinstance(query, str):
         raise InvalidInputError(f"query must be a str, not {type(query).__name__}")
-    if isinstance(lesson_match, str) and lesson_match == "bank":
-        lesson_match = bank.config.lessons
+    if isinstance(lesson_match, str) and lesson_match in ("bank", "precise"):
+        lesson_match = bank.config.lessons if lesson_match == "bank" else bank.config.lessons.precise()
     if lesson_match is not None and not isinstance(lesson_match, LessonMatch):
-        raise InvalidInputError("lesson_match must be a hindsight_core.signatures.LessonMatch or None")
+        raise InvalidInputError(f"lesson_match must be 'bank', 'precise', a hindsight_core.signatures.LessonMatch "
+                                f"or None, not {lesson_match!r}")
     wanted = _outcome_set(outcomes)
     excluded = frozenset(exclude_ids if not isinstance(exclude_ids, str) else [exclude_ids])
     query = " ".join(query.split())
@@ -259,12 +264,13 @@ def recall_context(
         return RecalledContext(empty, 0, header, max_tokens)
 
     matching = lesson_match is not None and lesson_match.enabled
+    floor = lesson_match.min_similarity if matching else LESSON_MIN_SIMILARITY
     noop_bar = lesson_match.noop_min_similarity if matching and lesson_match.demote_noops else None
     question_bar = _question_bar(query, lesson_match) if matching else None
 
     def keep(hit: "RecallHit") -> bool:
         outcome = hit.unit.outcome
-        if outcome is not None and _similarity(hit) < LESSON_MIN_SIMILARITY:
+        if outcome is not None and _similarity(hit) < floor:
             return False  # a lesson of another task
         if noop_bar is not None and outcome is not None and _similarity(hit) < noop_bar and is_noop_lesson(hit.unit):
             return False  # a run that did nothing: shown only for the same request

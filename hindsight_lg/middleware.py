@@ -122,7 +122,9 @@ class HindsightMiddleware(AgentMiddleware):
         learn: False to recall only (no episodes are stored).
         goal_tools: Tools whose success means the task was done (default: those that failed).
         check_tool_calls: Show the model lessons of failed calls of a tool it is about to call
-            (see the module docstring); False: the recalled context only.
+            (see the module docstring). The plan's context then matches lessons with the stricter
+            bars of ``LessonMatch.precise()``: the second look brings the rest. False: the recalled
+            context only, with the bank's own lesson matching.
     """
 
     state_schema = HindsightAgentState
@@ -194,7 +196,9 @@ class HindsightMiddleware(AgentMiddleware):
         return query, update, correcting
 
     def _recall_kwargs(self) -> dict[str, Any]:
-        return dict(k=self.k, lessons_k=self.lessons_k, max_tokens=self.max_tokens)
+        # with the second look before tool calls, the plan's context needs only lessons close to the request
+        return dict(k=self.k, lessons_k=self.lessons_k, max_tokens=self.max_tokens,
+                    lesson_match="precise" if self.check_tool_calls else "bank")
 
     def _episode(self, state: Mapping[str, Any], extra: list[TraceStep] = ()) -> Episode | None:
         messages = state.get("messages") or []

@@ -24,6 +24,9 @@ def test_signatures_bring_lessons_to_paraphrases_and_keep_them_off_unrelated_goa
     assert sigs["unrelated_lesson_rate"] <= 10.0
     # the second look before a call finds by the tool's name what the words missed
     assert words["with_tool_check"] == 100.0 and words["tool_check_other_lessons"] == 0
+    middleware = summary["middleware"]  # precise bars in the plan's context, the second look for the rest
+    assert middleware["transfer_rate"] <= sigs["transfer_rate"] and middleware["with_tool_check"] == 100.0
+    assert middleware["unrelated_lesson_rate"] <= sigs["unrelated_lesson_rate"]
 
 
 def test_a_set_file_of_the_same_shape_loads_in_place_of_a_split():

@@ -160,3 +160,23 @@ def test_the_bank_config_sets_how_lessons_are_matched():
         garden = engine.bank("garden", lessons={"lexicon": lex})
         lesson = _fail(garden, "Irrigate the north lawn", "sprinkler", "Error: sprinkler requires zone=3")
         assert lesson.id in garden.recall_context("Water the lawn by the gate").ids
+
+
+def test_precise_raises_the_bars_and_keeps_everything_else():
+    from hindsight_core.signatures import PRECISE_BARS, LessonMatch
+
+    custom = LessonMatch(pool=7, goal_min_similarity=0.8)
+    precise = custom.precise()
+    assert precise.pool == 7 and precise.goal_min_similarity == 0.8  # a higher bar of its own stays
+    assert precise.min_similarity == PRECISE_BARS["min_similarity"] > custom.min_similarity
+
+
+def test_recall_context_takes_precise_by_name_and_says_what_else_it_takes():
+    bank = MemoryEngine.ephemeral(embedder=HashEmbedder()).bank("ops")
+    bank.end_episode(Episode.from_steps([
+        TraceStep(kind="user", text="Deploy the api service to production"),
+        TraceStep(kind="tool_error", text="a change ticket is required", tool="deploy_service")]), "failure")
+    assert "change ticket" in bank.recall_context("Push the hotfix live").text  # its signature matches
+    assert "change ticket" not in bank.recall_context("Push the hotfix live", lesson_match="precise").text
+    with pytest.raises(InvalidInputError, match="'bank', 'precise'"):
+        bank.recall_context("Push the hotfix live", lesson_match="strict")
