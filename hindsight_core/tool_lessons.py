@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from hindsight_core._episode_ops import recall_lessons
 from hindsight_core._render import escape_text
+from hindsight_core._validate import check_k
 from hindsight_core.context import RecalledContext
 from hindsight_core.errors import InvalidInputError
 from hindsight_core.models import Outcome, RecallResult
@@ -45,7 +46,7 @@ TOOL_LESSONS_HEADER = ("Before you call {tools}: lessons from earlier failed cal
 _POOL = 50  # lessons read per lookup: the tool's name is rare text, so its lessons rank high
 
 
-def tool_lessons(bank: "MemoryBank", tools: Iterable[str], *, k: int = 3, shown: str = "",
+def tool_lessons(bank: "MemoryBank", tools: Iterable[str] | str, *, k: int = 3, shown: str = "",
                  max_tokens: int | None = 600) -> RecalledContext:
     """Lessons of failed (or partly failed) runs that called one of ``tools``, newest first.
 
@@ -62,11 +63,15 @@ def tool_lessons(bank: "MemoryBank", tools: Iterable[str], *, k: int = 3, shown:
     """
     if isinstance(tools, str):
         tools = [tools]
-    names = list(dict.fromkeys(t.strip() for t in tools if isinstance(t, str) and t.strip()))
+    if not isinstance(tools, (list, tuple, set, frozenset)) or not all(isinstance(t, str) for t in tools):
+        raise InvalidInputError(f"tools must be a tool name or a list of them, not {tools!r}")
+    names = list(dict.fromkeys(t.strip() for t in tools if t.strip()))
     if isinstance(k, bool) or not isinstance(k, int) or k < 0:
         raise InvalidInputError(f"k must be an int >= 0, not {k!r}")
     if not isinstance(shown, str):
         raise InvalidInputError("shown must be a str (the text the model already has)")
+    if max_tokens is not None:
+        check_k(max_tokens, "max_tokens", limit=10_000_000)
     header = TOOL_LESSONS_HEADER.format(tools=", ".join(names))
     if not names or not k:
         empty = RecallResult(query="", bank=bank.id, as_of=datetime.now(timezone.utc), novel=True)

@@ -91,7 +91,7 @@ def test_scripted_chat_model():
 def test_public_surface_is_pinned():
     assert sorted(hindsight_lg.__all__) == sorted([
         "HindsightMiddleware", "HindsightStore",
-        "MemoryState", "MEMORY_KEYS", "recall_node", "capture_node", "reflect_node",
+        "MemoryState", "MEMORY_KEYS", "recall_node", "capture_node", "reflect_node", "tool_check_node",
         "with_memory", "reflect_thread", "areflect_thread", "recall_tool", "remember_tool",
     ])
     for name in hindsight_lg.__all__:
