@@ -65,7 +65,7 @@ _AND_CHANGE = re.compile(
     r"install|run|trigger|notify|ping|change)\b", re.I)
 _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\s+then\s+")
 # A full stop after these ends no clause: "Does Dr. Lindqvist speak Spanish?" is one question.
-_ABBREVIATION = re.compile(r"(?:^|\s)(?:dr|mr|mrs|ms|mx|prof|st|jr|sr|mt|ave|no|vs|etc|approx|dept|inc|ltd|co|"
+_ABBREVIATION = re.compile(r"(?:^|\s)(?:dr|mr|mrs|ms|mx|prof|st|jr|sr|mt|ave|vs|etc|approx|dept|inc|ltd|co|"
                            r"corp|e\.g|i\.e|a\.m|p\.m|[a-z])\.$", re.I)
 _READING_TOOL = re.compile(
     r"^(?:get|list|search|find|fetch|query|read|lookup|look|check|show|describe|count|call|export|download|"
