@@ -98,6 +98,9 @@ def test_langgraph_agent_learns_from_its_failure(tmp_path):
     assert "run 1: failure | run 2: success" in out
     assert "one system message, and it comes first: True" in out
     assert "the failure lesson was in it before planning: True" in out
+    # other words, same tool: the plan's context missed the lesson, the second look before the call did not
+    assert "the lesson was in the plan's context: False" in out and "the second look showed it: True" in out
+    assert "deploy calls that ran: [{'service': 'billing', 'env': 'prod', 'ticket': 'CHG-1'}]" in out
     assert "with_memory outcome: success" in out and "the lesson was in memory_context: True" in out
 
 
