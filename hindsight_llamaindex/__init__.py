@@ -8,7 +8,9 @@ Public surface:
 * :func:`run_with_memory` - await a run, infer its outcome (tool errors, iteration limit, a judge)
   and end the episode; :class:`AgentRun` is what it returns, :func:`infer_outcome` its rules;
 * :class:`HindsightMemoryBlock` - recall-only block for ``Memory(memory_blocks=[...])``;
-* :class:`HindsightEmbedding` - the engine's embedder as a LlamaIndex ``BaseEmbedding``.
+* :class:`HindsightEmbedding` - the engine's embedder as a LlamaIndex ``BaseEmbedding``;
+* :func:`checked_tools` - the agent's tools with a second look before the first call, in an
+  episode, of a tool that failed before.
 
 Example:
     >>> import asyncio
@@ -49,6 +51,7 @@ from hindsight_llamaindex.block import HindsightMemoryBlock
 from hindsight_llamaindex.embedding import HindsightEmbedding
 from hindsight_llamaindex.memory import HindsightMemory
 from hindsight_llamaindex.run import AgentRun, infer_outcome, run_with_memory
+from hindsight_llamaindex.tool_check import checked_tools
 
 __all__ = [
     "HindsightMemory",
@@ -57,4 +60,5 @@ __all__ = [
     "run_with_memory",
     "AgentRun",
     "infer_outcome",
+    "checked_tools",
 ]

@@ -110,6 +110,9 @@ class HindsightMemory(BaseMemory):
         "auto", description="Where recalled context goes: a system message, the latest user message, or "
                             "'auto': a system message unless the asking agent would drop it (see the note).")
     header: str = Field(DEFAULT_HEADER, description="First line of the recalled context.")
+    lesson_match: Literal["bank", "precise"] = Field(
+        "bank", description="How lessons are matched to the request: the bank's own matching, or its stricter "
+                            "'precise' bars, for tools with a second look (checked_tools sets it).")
 
     _engine: MemoryEngine | None = PrivateAttr(default=None)
     _bank: "MemoryBank | None" = PrivateAttr(default=None)
@@ -197,6 +200,12 @@ class HindsightMemory(BaseMemory):
         """Id of the open episode (what is put now belongs to it)."""
         return self._recorder.episode_id
 
+    @property
+    def recalled_text(self) -> str:
+        """The long-term context the last ``aget`` recalled ("" before any, or when nothing was relevant)."""
+        with self._recorder.lock:
+            return self._cache[1] if self._cache is not None else ""
+
     def current_episode(self, goal: str | None = None) -> "Episode | None":
         """The open episode as it would be stored now (``None`` if nothing was put yet)."""
         built = self._recorder.build(session_id=self.session_id, goal=goal)
@@ -223,12 +232,12 @@ class HindsightMemory(BaseMemory):
         in_window = {fingerprint(m) for m in history}
         with self._recorder.lock:
             exclude = frozenset(u for fp, u in self._captured.items() if fp in in_window)
-            key = (query, exclude, self._version, self.bank.count())
+            key = (query, exclude, self._version, self.bank.count(), self.lesson_match)
             if self._cache is not None and self._cache[0] == key:
                 return self._cache[1]
         context = await self.bank.arecall_context(query, k=self.recall_k, lessons_k=self.lessons_k,
                                                   exclude_ids=exclude, header=self.header,
-                                                  max_tokens=self.max_recall_tokens)
+                                                  max_tokens=self.max_recall_tokens, lesson_match=self.lesson_match)
         text = context.text
         with self._recorder.lock:
             self._cache = (key, text)

@@ -24,7 +24,7 @@ def user(text: str) -> ChatMessage:
 def test_public_surface_is_pinned():
     assert hindsight_llamaindex.__all__ == [
         "HindsightMemory", "HindsightMemoryBlock", "HindsightEmbedding", "run_with_memory", "AgentRun",
-        "infer_outcome"]
+        "infer_outcome", "checked_tools"]
 
 
 def test_reset_clears_short_term_only_and_forgetting_long_term_is_explicit(engine):
