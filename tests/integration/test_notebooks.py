@@ -110,6 +110,9 @@ def test_llamaindex_agent_learns_from_its_failure(tmp_path):
     assert "outcome: failure" in out and "outcome: success" in out
     assert "change ticket" in out.split("system message of the first LLM call of run 2:")[1]
     assert "run 1: failure; run 2: success; lesson in run 2's first LLM call: True" in out
+    # other words, same tool: checked_tools answered the first deploy call with the lesson
+    assert "the lesson was in the recalled context: False" in out
+    assert "the first deploy call answered with it: True" in out and "agent: Deployed billing. | outcome: success" in out
     assert "image/png" in _mimes(nb)  # the before / after picture
 
 
