@@ -18,7 +18,9 @@ Then each pitfall's task comes back paraphrased, and 20 unrelated tasks are aske
 The pitfall set is a dev set written for this benchmark (tool names, tasks and paraphrases below).
 
 Run: ``python -m benchmarks.repeat_errors [--hash] [--out PATH]`` (``--hash``: the small
-deterministic embedder instead of all-MiniLM-L6-v2, for a quick smoke run).
+deterministic embedder instead of all-MiniLM-L6-v2, for a quick smoke run). With ``--data
+benchmarks/data/lesson_transfer_<set>.json`` it runs an independent pitfall set end to end instead
+(:func:`run_set`), with the middleware's second look and without it.
 """
 
 from __future__ import annotations
@@ -204,16 +206,115 @@ def run(embedder: Any = None, *, memory: bool = True, limit: int | None = None) 
     }
 
 
+def _set_tool(name: str, errors: dict[str, str]) -> Any:
+    """A tool of an independent set: fails with its pitfall's error (the one named by ``target``'s task)
+    unless the call says the lesson was heeded."""
+    from langchain_core.tools import StructuredTool, ToolException
+    from pydantic import create_model
+
+    def run(target: str = "", heeded: str = "") -> str:
+        if heeded == "yes":
+            return f"{name} done"
+        raise ToolException(f"Error: {errors.get(target) or next(iter(errors.values()))}")
+
+    tool = StructuredTool.from_function(func=run, name=name, description=f"{name.replace('_', ' ')}.",
+                                        args_schema=create_model(f"{name}_args", target=(str, ""), heeded=(str, "")))
+    tool.handle_tool_error = True
+    return tool
+
+
+def run_set(path: str, embedder: Any = None, *, check_tool_calls: bool = True,
+            limit: int | None = None) -> dict[str, Any]:
+    """A lesson-transfer set (``benchmarks/data/lesson_transfer_<set>.json``) end to end through
+    ``create_agent`` with ``HindsightMiddleware``: each pitfall's goal fails once; each paraphrase then
+    plans the same tool, and the scripted model heeds the lesson when its prompt (the plan's context, or
+    the second look) quotes the pitfall's error; unrelated goals call no tool. Reported: repeated errors,
+    second looks (model calls beyond one per step) and unrelated goals whose plan's context held a lesson.
+    ``limit``: only the first N pitfalls and unrelated goals (a smoke run)."""
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+    from benchmarks.lesson_transfer import load
+    from hindsight_core import MemoryEngine
+    from hindsight_core.lifecycle.pii import redact
+    from hindsight_lg import HindsightMiddleware
+    from hindsight_lg.testing import ScriptedChatModel
+
+    items, unrelated, _ = load(path=path)
+    items, unrelated = items[:limit], unrelated[:limit]
+    plans = {p.goal: p for p in items} | {q: p for p in items for q in p.paraphrases}
+    # a lesson quotes its error as stored: with personal data (a phone number in an example) redacted
+    quoted = {p.error: redact(p.error).text[:80] for p in items}
+    errors: dict[str, dict[str, str]] = {}
+    for p in items:
+        for task in (p.goal, *p.paraphrases):
+            errors.setdefault(p.tool, {})[task] = p.error
+
+    def reply(messages: list[Any]) -> Any:
+        last = messages[-1]
+        if isinstance(last, ToolMessage):
+            return "I could not finish the task." if last.status == "error" else "Done."
+        task = next(m.text for m in reversed(messages) if isinstance(m, HumanMessage))
+        plan = plans.get(task)
+        if plan is None:
+            return "Here is my answer."
+        system = messages[0].text if isinstance(messages[0], SystemMessage) else ""
+        heeded = "yes" if quoted[plan.error] in system else ""
+        return AIMessage("", tool_calls=[{"name": plan.tool, "args": {"target": task, "heeded": heeded},
+                                          "id": f"call-{len(messages)}"}])
+
+    model = ScriptedChatModel(responses=[reply], cycle=True)
+    engine = MemoryEngine.ephemeral(embedder=embedder)
+    tools = [_set_tool(name, by_task) for name, by_task in errors.items()]
+    agent = create_agent(model, tools=tools, middleware=[HindsightMiddleware(engine, check_tool_calls=check_tool_calls)])
+
+    def ask(task: str) -> tuple[bool, int, str]:
+        """(the run's first tool call failed, model calls, the first call's system prompt)."""
+        n = len(model.calls)
+        out = agent.invoke({"messages": [("user", task)]}, context={"bank_id": "bench"})
+        results = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+        first = model.calls[n]
+        return (bool(results) and results[0].status == "error", len(model.calls) - n,
+                first[0].text if first and first[0].type == "system" else "")
+
+    started = time.perf_counter()
+    for p in items:
+        ask(p.goal)
+    retries = [ask(q) for p in items for q in p.paraphrases]
+    later = [ask(u) for u in unrelated]
+    engine.close()
+    n = len(retries)
+    return {"set": path, "check_tool_calls": check_tool_calls, "paraphrases": n,
+            "repeat_errors": sum(f for f, _, _ in retries),
+            "repeat_error_rate": round(100 * sum(f for f, _, _ in retries) / n, 1),
+            "second_looks": sum(calls > 2 for _, calls, _ in retries),  # a step is a tool call, then the answer
+            "unrelated_goals": len(later),
+            "unrelated_with_lesson": sum(any(m in s for m in LESSON_MARKS) for _, _, s in later),
+            "unrelated_second_looks": sum(calls > 1 for _, calls, _ in later),
+            "seconds": round(time.perf_counter() - started, 1)}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--hash", action="store_true", help="use the deterministic HashEmbedder (quick smoke run)")
     p.add_argument("--out", default=None, help="write the summary as JSON here")
+    p.add_argument("--data", default=None,
+                   help="a lesson-transfer set file: run it end to end, with and without the second look")
     args = p.parse_args(argv)
     embedder = None
     if args.hash:
         from hindsight_core.testing import HashEmbedder
 
         embedder = HashEmbedder()
+    if args.data:
+        summary = {"second_look": run_set(args.data, embedder),
+                   "context_only": run_set(args.data, embedder, check_tool_calls=False),
+                   "embedder": "hash" if args.hash else "all-MiniLM-L6-v2"}
+        print(json.dumps(summary, indent=2))
+        if args.out:
+            with open(args.out, "w") as fh:
+                json.dump(summary, fh, indent=2)
+        return 0
     summary = {"with_memory": run(embedder, memory=True), "without_memory": run(embedder, memory=False),
                "embedder": "hash" if args.hash else "all-MiniLM-L6-v2"}
     print(json.dumps(summary, indent=2))

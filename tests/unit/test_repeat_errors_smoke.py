@@ -23,3 +23,15 @@ def test_memory_stops_repeat_errors_and_keeps_lessons_off_unrelated_tasks(embedd
     assert without["repeat_error_rate"] == 100.0  # the scripted model alone repeats every mistake
     assert with_memory["repeat_error_rate"] == 0.0
     assert with_memory["unrelated_lesson_rate"] <= 10.0
+
+
+def test_a_pitfall_set_end_to_end_the_second_look_stops_the_repeats_the_context_missed(embedder):
+    from benchmarks.lesson_transfer import SPLITS
+    from benchmarks.repeat_errors import run_set
+
+    second_look = run_set(str(SPLITS["dev"]), embedder, limit=6)
+    context_only = run_set(str(SPLITS["dev"]), embedder, limit=6, check_tool_calls=False)
+    assert second_look["paraphrases"] == context_only["paraphrases"] == 18
+    assert second_look["repeat_errors"] == 0 and second_look["second_looks"] > 0
+    assert context_only["second_looks"] == 0  # off: one model call per step
+    assert second_look["unrelated_second_looks"] == 0 and second_look["unrelated_with_lesson"] <= 1
