@@ -236,6 +236,7 @@ def run_set(path: str, embedder: Any = None, *, check_tool_calls: bool = True,
 
     from benchmarks.lesson_transfer import load
     from hindsight_core import MemoryEngine
+    from hindsight_core._render import escape_text
     from hindsight_core.lifecycle.pii import redact
     from hindsight_lg import HindsightMiddleware
     from hindsight_lg.testing import ScriptedChatModel
@@ -243,8 +244,9 @@ def run_set(path: str, embedder: Any = None, *, check_tool_calls: bool = True,
     items, unrelated, _ = load(path=path)
     items, unrelated = items[:limit], unrelated[:limit]
     plans = {p.goal: p for p in items} | {q: p for p in items for q in p.paraphrases}
-    # a lesson quotes its error as stored: with personal data (a phone number in an example) redacted
-    quoted = {p.error: redact(p.error).text[:80] for p in items}
+    # a lesson quotes its error as stored and rendered: personal data redacted (a phone number in an
+    # example), each line on its own in the prompt, so the first line's start is what the model can find
+    quoted = {p.error: escape_text(redact(p.error).text.splitlines()[0][:80]) for p in items}
     errors: dict[str, dict[str, str]] = {}
     for p in items:
         for task in (p.goal, *p.paraphrases):
@@ -280,7 +282,8 @@ def run_set(path: str, embedder: Any = None, *, check_tool_calls: bool = True,
     started = time.perf_counter()
     for p in items:
         ask(p.goal)
-    retries = [ask(q) for p in items for q in p.paraphrases]
+    asked = [(p, q) for p in items for q in p.paraphrases]
+    retries = [ask(q) for _, q in asked]
     later = [ask(u) for u in unrelated]
     engine.close()
     n = len(retries)
@@ -291,6 +294,7 @@ def run_set(path: str, embedder: Any = None, *, check_tool_calls: bool = True,
             "unrelated_goals": len(later),
             "unrelated_with_lesson": sum(any(m in s for m in LESSON_MARKS) for _, _, s in later),
             "unrelated_second_looks": sum(calls > 1 for _, calls, _ in later),
+            "repeated": [f"{q!r} ({p.tool})" for (p, q), (failed, _, _) in zip(asked, retries) if failed],
             "seconds": round(time.perf_counter() - started, 1)}
 
 

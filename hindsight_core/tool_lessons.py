@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Iterable
 from hindsight_core._episode_ops import recall_lessons
 from hindsight_core._render import escape_text
 from hindsight_core._validate import check_k
-from hindsight_core.context import RecalledContext
+from hindsight_core.context import RecalledContext, _goal_similarities
 from hindsight_core.errors import InvalidInputError
-from hindsight_core.models import Outcome, RecallResult
-from hindsight_core.signatures import lesson_tools
+from hindsight_core.models import Outcome, RecallHit, RecallResult
+from hindsight_core.signatures import lesson_goal, lesson_tools
 
 if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
@@ -46,9 +46,18 @@ TOOL_LESSONS_HEADER = ("Before you call {tools}: lessons from earlier failed cal
 _POOL = 50  # lessons read per lookup: the tool's name is rare text, so its lessons rank high
 
 
+def _named_lessons(bank: "MemoryBank", names: list[str]) -> set[str]:
+    """Ids of the active failure (or partial) lessons whose text names one of ``names`` as an entity."""
+    with bank.store.read() as index:
+        ids = {uid for name in names for uid in index.graph.entity_units(name.lower())}
+        return {uid for uid in ids if (u := index.units.get(uid)) is not None and u.kind == "observation"
+                and u.status == "active" and u.outcome in ("failure", "partial")}
+
+
 def tool_lessons(bank: "MemoryBank", tools: Iterable[str] | str, *, k: int = 3, shown: str = "",
-                 max_tokens: int | None = 600) -> RecalledContext:
-    """Lessons of failed (or partly failed) runs that called one of ``tools``, newest first.
+                 query: str | None = None, max_tokens: int | None = 1200) -> RecalledContext:
+    """Lessons of failed (or partly failed) runs that called one of ``tools``: those learned on the
+    task closest to ``query`` first, else the newest first.
 
     Args:
         bank: The bank to read.
@@ -56,7 +65,9 @@ def tool_lessons(bank: "MemoryBank", tools: Iterable[str] | str, *, k: int = 3, 
         k: Lessons at most.
         shown: Text the model already has (its system prompt): lessons whose first line is in it
             are left out, so nothing is shown twice.
-        max_tokens: Budget of the rendered text.
+        query: The request at hand. A tool with many lessons (one query tool, many pitfalls) shows
+            first those learned on the closest task.
+        max_tokens: Budget of the rendered text (whole lessons are dropped from the end to fit).
 
     Returns:
         A :class:`~hindsight_core.context.RecalledContext`; its ``text`` is "" when there is nothing.
@@ -70,6 +81,8 @@ def tool_lessons(bank: "MemoryBank", tools: Iterable[str] | str, *, k: int = 3, 
         raise InvalidInputError(f"k must be an int >= 0, not {k!r}")
     if not isinstance(shown, str):
         raise InvalidInputError("shown must be a str (the text the model already has)")
+    if query is not None and not isinstance(query, str):
+        raise InvalidInputError(f"query must be a str or None, not {type(query).__name__}")
     if max_tokens is not None:
         check_k(max_tokens, "max_tokens", limit=10_000_000)
     header = TOOL_LESSONS_HEADER.format(tools=", ".join(names))
@@ -79,11 +92,18 @@ def tool_lessons(bank: "MemoryBank", tools: Iterable[str] | str, *, k: int = 3, 
     # a lookup, not a use: the many lessons read and left out must not gain activity (forgetting reads it)
     found = recall_lessons(partial(bank.recall, record_hits=False), bank.config,
                            " ".join(n.replace("_", " ") for n in names), k=_POOL)
+    # A name the graph holds as an entity (snake_case, dotted) finds every lesson naming it, however
+    # many lessons share its words ("run sql query" in a data team's bank); the recall covers the rest.
+    named = _named_lessons(bank, names) - {h.id for h in found.hits}
+    candidates = [*found.hits, *(RecallHit(unit=u, score=0.0) for u in bank.get_many(sorted(named)))]
     wanted = set(names)
-    hits = [h for h in found.hits
+    hits = [h for h in candidates
             if h.unit.outcome in (Outcome.FAILURE, Outcome.PARTIAL) and wanted & set(lesson_tools(h.unit))
             and escape_text(h.unit.text.splitlines()[0]) not in shown]
     hits.sort(key=lambda h: -h.unit.mentioned_at.timestamp())
+    if query and len(hits) > 1:  # stable: equally close lessons stay newest first
+        closeness = _goal_similarities(bank, query, [lesson_goal(h.unit) for h in hits])
+        hits = [h for _, h in sorted(zip(closeness, hits), key=lambda pair: -pair[0])]
     # the standing rules are in the plan's context already: only the lessons here
     result = found.model_copy(update={"hits": tuple(hits[:k]), "directives": ()})
     return RecalledContext(result, len(result.hits), header, max_tokens)

@@ -264,13 +264,14 @@ class HindsightMiddleware(AgentMiddleware):
         text = (request.state or {}).get("memory_context") or ""
         return request.override(system_message=merge_system_message(request.system_message, text)) if text else request
 
-    def _tool_check(self, request: Any) -> tuple[Any, list[str]] | None:
-        """(the bank, the tools this run has called) when tool calls are checked, else None."""
+    def _tool_check(self, request: Any) -> tuple[Any, list[str], str] | None:
+        """(the bank, the tools this run has called, its request) when tool calls are checked, else None."""
         if not self.check_tool_calls:
             return None
         state = request.state if isinstance(request.state, Mapping) else {}
         messages = episode_messages(request.messages or [], state.get("memory_episode_start"))
-        return self._bank(state, getattr(request, "runtime", None)), called_tools(messages)
+        goal = state.get("memory_goal") or last_user_text(request.messages or [])
+        return self._bank(state, getattr(request, "runtime", None)), called_tools(messages), goal
 
     @staticmethod
     def _with_notes(request: Any, notes: Any) -> Any:
@@ -285,11 +286,11 @@ class HindsightMiddleware(AgentMiddleware):
         check = self._tool_check(request)
         if check is None:
             return handler(request)
-        bank, called = check
+        bank, called, goal = check
         if called:  # lessons of tools this run already called stay in view: no second look for them again
-            request = self._with_notes(request, bank.tool_lessons(called, shown=self._shown(request)))
+            request = self._with_notes(request, bank.tool_lessons(called, shown=self._shown(request), query=goal))
         response = handler(request)
-        notes = bank.tool_lessons(proposed_tools(response), shown=self._shown(request))
+        notes = bank.tool_lessons(proposed_tools(response), shown=self._shown(request), query=goal)
         return handler(self._with_notes(request, notes)) if notes else response
 
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
@@ -297,11 +298,12 @@ class HindsightMiddleware(AgentMiddleware):
         check = self._tool_check(request)
         if check is None:
             return await handler(request)
-        bank, called = check
+        bank, called, goal = check
         if called:
-            request = self._with_notes(request, await bank.atool_lessons(called, shown=self._shown(request)))
+            request = self._with_notes(request, await bank.atool_lessons(called, shown=self._shown(request),
+                                                                          query=goal))
         response = await handler(request)
-        notes = await bank.atool_lessons(proposed_tools(response), shown=self._shown(request))
+        notes = await bank.atool_lessons(proposed_tools(response), shown=self._shown(request), query=goal)
         return await handler(self._with_notes(request, notes)) if notes else response
 
     # ---- observe --------------------------------------------------------------------------------

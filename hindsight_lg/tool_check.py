@@ -53,7 +53,7 @@ from langgraph.types import Command
 
 from hindsight_core import InvalidInputError, MemoryEngine
 from hindsight_lg._resolve import BankResolver, BankSpec
-from hindsight_lg._trace import called_tools
+from hindsight_lg._trace import called_tools, last_user_text
 
 __all__ = ["tool_check_node"]
 
@@ -70,6 +70,9 @@ class _ToolCheck:
             return None, []
         return last, called_tools([last])
 
+    def _goal(self, state: Any) -> str:
+        return last_user_text(state.get(self.messages_key) or [])
+
     def _route(self, state: Any, proposal: AIMessage, notes: Any) -> Command:
         if not notes:
             return Command(goto=self.tools)
@@ -83,14 +86,16 @@ class _ToolCheck:
         if proposal is None:
             return Command(goto=self.done)
         bank = self.spec.bank(state, config)
-        return self._route(state, proposal, bank.tool_lessons(tools, k=self.k, shown=state.get("memory_context") or ""))
+        notes = bank.tool_lessons(tools, k=self.k, shown=state.get("memory_context") or "", query=self._goal(state))
+        return self._route(state, proposal, notes)
 
     async def arun(self, state: Any, config: RunnableConfig) -> Command:
         proposal, tools = self._proposal(state)
         if proposal is None:
             return Command(goto=self.done)
         bank = self.spec.bank(state, config)
-        notes = await bank.atool_lessons(tools, k=self.k, shown=state.get("memory_context") or "")
+        notes = await bank.atool_lessons(tools, k=self.k, shown=state.get("memory_context") or "",
+                                         query=self._goal(state))
         return self._route(state, proposal, notes)
 
 

@@ -206,6 +206,12 @@ class HindsightMemory(BaseMemory):
         with self._recorder.lock:
             return self._cache[1] if self._cache is not None else ""
 
+    @property
+    def recalled_for(self) -> str:
+        """The query the last ``aget`` recalled for ("" before any)."""
+        with self._recorder.lock:
+            return self._cache[0][0] if self._cache is not None else ""
+
     def current_episode(self, goal: str | None = None) -> "Episode | None":
         """The open episode as it would be stored now (``None`` if nothing was put yet)."""
         built = self._recorder.build(session_id=self.session_id, goal=goal)

@@ -81,13 +81,15 @@ class _Checker:
     def hold(self, tool: str, kwargs: dict[str, Any]) -> ToolOutput | None:
         if not self._first(tool):
             return None
-        notes = self.memory.bank.tool_lessons([tool], k=self.k, shown=self.memory.recalled_text)
+        notes = self.memory.bank.tool_lessons([tool], k=self.k, shown=self.memory.recalled_text,
+                                              query=self.memory.recalled_for or None)
         return self._held(tool, kwargs, notes)
 
     async def ahold(self, tool: str, kwargs: dict[str, Any]) -> ToolOutput | None:
         if not self._first(tool):
             return None
-        notes = await self.memory.bank.atool_lessons([tool], k=self.k, shown=self.memory.recalled_text)
+        notes = await self.memory.bank.atool_lessons([tool], k=self.k, shown=self.memory.recalled_text,
+                                                     query=self.memory.recalled_for or None)
         return self._held(tool, kwargs, notes)
 
 

@@ -124,3 +124,15 @@ def test_tool_lessons_finds_failures_of_that_tool_only(mem_engine):
     assert asyncio.run(bank.atool_lessons("deploy_service")).ids == found.ids
     with pytest.raises(InvalidInputError, match="k must be"):
         bank.tool_lessons(["deploy_service"], k=-1)
+
+
+def test_a_tool_with_many_lessons_shows_first_those_of_the_closest_task(mem_engine):
+    bank = mem_engine.bank("data")
+    for goal, error in (("Count last week's page views by country", "a filter on event_date is required"),
+                        ("Save the churned customers as a table", "the session is read-only")):
+        bank.end_episode(Episode.from_steps([
+            TraceStep(kind="user", text=goal),
+            TraceStep(kind="tool_error", text=error, tool="run_sql_query")]), "failure")
+    newest = bank.tool_lessons("run_sql_query", k=1)
+    closest = bank.tool_lessons("run_sql_query", k=1, query="How many page views did we get per country?")
+    assert "read-only" in newest.text and "event_date" in closest.text

@@ -84,7 +84,8 @@ BANK_CASES: dict[str, list] = {
     ],
     "tool_lessons": [
         case(42), case(None), case([5]), case({"deploy": 1}), case(["deploy"], k=-1), case(["deploy"], k="3"),
-        case(["deploy"], shown=5), case(["deploy"], max_tokens=0), case(["deploy"], colour="red", exc=TypeError),
+        case(["deploy"], shown=5), case(["deploy"], query=5), case(["deploy"], max_tokens=0),
+        case(["deploy"], colour="red", exc=TypeError),
     ],
     "get": [case(42), case(None), case("no-such-id", exc=NotFoundError), case(FOREIGN, exc=NotFoundError)],
     "get_many": [case(42), case([1, 2]), case(None)],
