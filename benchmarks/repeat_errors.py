@@ -312,15 +312,10 @@ def main(argv: list[str] | None = None) -> int:
         embedder = HashEmbedder()
     if args.data:
         summary = {"second_look": run_set(args.data, embedder),
-                   "context_only": run_set(args.data, embedder, check_tool_calls=False),
-                   "embedder": "hash" if args.hash else "all-MiniLM-L6-v2"}
-        print(json.dumps(summary, indent=2))
-        if args.out:
-            with open(args.out, "w") as fh:
-                json.dump(summary, fh, indent=2)
-        return 0
-    summary = {"with_memory": run(embedder, memory=True), "without_memory": run(embedder, memory=False),
-               "embedder": "hash" if args.hash else "all-MiniLM-L6-v2"}
+                   "context_only": run_set(args.data, embedder, check_tool_calls=False)}
+    else:
+        summary = {"with_memory": run(embedder, memory=True), "without_memory": run(embedder, memory=False)}
+    summary["embedder"] = "hash" if args.hash else "all-MiniLM-L6-v2"
     print(json.dumps(summary, indent=2))
     if args.out:
         with open(args.out, "w") as fh:
