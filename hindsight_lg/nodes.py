@@ -39,6 +39,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from hindsight_core import InvalidInputError, MemoryEngine, Outcome
 from hindsight_core.lifecycle.reflect import Reflector
 from hindsight_core.outcomes import Judge, OutcomeVerdict, adecide_outcome, as_verdict, decide_outcome
+from hindsight_core.signatures import LessonMatch
 from hindsight_lg._resolve import BankResolver, BankSpec, thread_id_of
 from hindsight_lg._trace import (
     MEMORY_MESSAGE_PREFIX,
@@ -68,13 +69,15 @@ def _node(body: Any, name: str) -> RunnableLambda:
 class _Recall:
     def __init__(self, spec: BankSpec, *, k: int, lessons_k: int, max_tokens: int | None,
                  kinds: Iterable[str] | None, query: Callable[[Any], str] | None, system_message: bool,
-                 messages_key: str) -> None:
+                 messages_key: str, lesson_match: Any = "bank") -> None:
         self.spec, self.k, self.lessons_k, self.max_tokens = spec, k, lessons_k, max_tokens
+        self.lesson_match = lesson_match
         self.kinds = None if kinds is None else tuple(kinds)
         self.query, self.system_message, self.messages_key = query, system_message, messages_key
 
     def _options(self) -> dict[str, Any]:
-        return dict(k=self.k, lessons_k=self.lessons_k, max_tokens=self.max_tokens, kinds=self.kinds)
+        return dict(k=self.k, lessons_k=self.lessons_k, max_tokens=self.max_tokens, kinds=self.kinds,
+                    lesson_match=self.lesson_match)
 
     def _query(self, state: Any) -> str:
         text = self.query(state) if self.query is not None else last_user_text(state.get(self.messages_key) or [])
@@ -127,6 +130,7 @@ def recall_node(
     system_message: bool = False,
     messages_key: str = "messages",
     name: str = "recall_memory",
+    lesson_match: Any = "bank",
 ) -> RunnableLambda:
     """A node that recalls lessons and memories for the latest user turn, before your planner runs.
 
@@ -150,13 +154,18 @@ def recall_node(
             ``langchain.agents.create_agent`` prefer :class:`~hindsight_lg.HindsightMiddleware`.
         messages_key: The state key holding the conversation.
         name: The runnable's name.
+        lesson_match: How lessons are matched to the request (as for ``recall_context``): ``"bank"``,
+            the bank's own matching; ``"precise"`` when a :func:`~hindsight_lg.tool_check_node` follows
+            your planner (it brings the lessons the stricter bars leave out); a ``LessonMatch``; None.
     """
+    if not (lesson_match is None or lesson_match in ("bank", "precise") or isinstance(lesson_match, LessonMatch)):
+        raise InvalidInputError(f"lesson_match must be 'bank', 'precise', a LessonMatch or None, not {lesson_match!r}")
     for value, label in ((k, "k"), (lessons_k, "lessons_k")):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise InvalidInputError(f"{label} must be an int >= 0, not {value!r}")
     body = _Recall(_spec(engine, default_bank, bank_key, bank_resolver, bank_options), k=k, lessons_k=lessons_k,
                    max_tokens=max_tokens, kinds=kinds, query=query, system_message=system_message,
-                   messages_key=messages_key)
+                   messages_key=messages_key, lesson_match=lesson_match)
     return _node(body, name)
 
 

@@ -4,7 +4,9 @@ The node goes after your planner, in place of ``tools_condition``. When the plan
 calls a tool that failed in an earlier run, and the lessons of those failures are not yet in
 ``memory_context``, it adds them there, removes the proposed call and sends the graph back to the
 planner, which reads ``memory_context`` as it does after :func:`~hindsight_lg.recall_node`. Otherwise
-it goes on to the tools, or to ``done`` when nothing is called. Lessons are found by the tool's name
+it goes on to the tools, or to ``done`` when nothing is called. With it, give
+``recall_node(engine, lesson_match="precise")`` the stricter bars: this node brings the lessons they
+leave out, as in ``HindsightMiddleware``. Lessons are found by the tool's name
 (:func:`hindsight_core.tool_lessons.tool_lessons`), so they arrive even when the request's words
 missed them. ``HindsightMiddleware`` does the same for ``create_agent`` agents.
 
@@ -32,7 +34,7 @@ Example:
     ...     call = state["messages"][-1].tool_calls[0]
     ...     return {"messages": [ToolMessage(f"deployed with {call['args']['ticket']!r}", tool_call_id=call["id"])]}
     >>> graph = (StateGraph(State)
-    ...     .add_node("recall", recall_node(engine)).add_node("agent", planner)
+    ...     .add_node("recall", recall_node(engine, lesson_match="precise")).add_node("agent", planner)
     ...     .add_node("check", tool_check_node(engine), destinations=("agent", "tools", END))
     ...     .add_node("tools", tools)
     ...     .add_edge(START, "recall").add_edge("recall", "agent").add_edge("agent", "check")

@@ -42,7 +42,7 @@ def _graph(engine, runs: list[str], proposals: list[str]):
         return {"messages": [AIMessage("", tool_calls=[call])]}
 
     return (StateGraph(State)
-            .add_node("recall", recall_node(engine)).add_node("agent", planner)
+            .add_node("recall", recall_node(engine, lesson_match="precise")).add_node("agent", planner)
             .add_node("check", tool_check_node(engine), destinations=("agent", "tools", END))
             .add_node("tools", ToolNode([deploy_service]))
             .add_edge(START, "recall").add_edge("recall", "agent").add_edge("agent", "check")
@@ -84,3 +84,5 @@ def test_bad_arguments_say_what_to_pass(mem_engine):
         tool_check_node(mem_engine, agent="")
     with pytest.raises(InvalidInputError, match="k must be"):
         tool_check_node(mem_engine, k=0)
+    with pytest.raises(InvalidInputError, match="lesson_match must be"):
+        recall_node(mem_engine, lesson_match="strict")
