@@ -498,7 +498,12 @@ _ERROR_LINE = re.compile(r"failed(?: with)?: (.*)")
 def _lesson_parts(unit: "MemoryUnit") -> tuple[str, list[str], str | None]:
     """(goal, tools, error text) from a lesson's text: both reflectors write it with
     :func:`hindsight_core.lifecycle.reflect.lesson_text` (goal line, what went wrong, what to do)."""
-    text = unit.text
+    goal, tools, error = _text_parts(unit.text)
+    return goal, list(tools), error
+
+
+@lru_cache(maxsize=4096)  # a recall reads each hit's goal, tools and signature: one parse serves all three
+def _text_parts(text: str) -> tuple[str, tuple[str, ...], str | None]:
     found = _GOAL_LINE.search(text)
     goal = found.group(1) if found else text.split("\n", 1)[0]
     tools: list[str] = []
@@ -506,7 +511,7 @@ def _lesson_parts(unit: "MemoryUnit") -> tuple[str, list[str], str | None]:
         for m in rx.finditer(text):
             tools += [t for t in m.group(1).split(" then ") if t not in _NOT_TOOLS]
     error = _ERROR_LINE.search(text)
-    return goal, list(dict.fromkeys(tools)), error.group(1) if error else None
+    return goal, tuple(dict.fromkeys(tools)), error.group(1) if error else None
 
 
 def lesson_goal(unit: "MemoryUnit") -> str:
