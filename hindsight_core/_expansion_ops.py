@@ -10,7 +10,7 @@ with no lock held while the model runs, until every unit stored is covered. See
 
 Three things keep vocabulary learning from slowing recalls on a small, busy CPU:
 
-* word vectors are kept per embedder across banks (:class:`WordCache`, :data:`WORD_CACHE_WORDS`
+* word vectors are kept per embedder across banks (:data:`WORD_CACHE_WORDS`
   of them, least recently used dropped first), so a bank that left the engine's cache and is
   rebuilt, or a new bank using common words, learns them without a model call. Words are keyed
   by a hash: the cache holds no bank's text as such;
@@ -22,22 +22,19 @@ Three things keep vocabulary learning from slowing recalls on a small, busy CPU:
 
 from __future__ import annotations
 
-import hashlib
-import threading
 import time
-import weakref
-from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hindsight_core._bank_state import schedule
+from hindsight_core._text_vectors import PerEmbedder, VectorCache, embed_through
 from hindsight_core.retrieval.expansion import LEARN_CHUNK, vocabulary_of
 
 if TYPE_CHECKING:
     from hindsight_core.storage.unit_store import UnitStore
 
-__all__ = ["learn_vocabulary", "schedule_learning", "forget_word_vectors", "word_vectors_of", "WordCache", "WORD_CACHE_WORDS", "PACE",
+__all__ = ["learn_vocabulary", "schedule_learning", "forget_word_vectors", "word_vectors_of", "WORD_CACHE_WORDS", "PACE",
            "LEARN_DELAY_S"]
 
 #: Word vectors kept per embedder: a 600-turn conversation uses about 2,000 distinct words and
@@ -50,79 +47,25 @@ PACE = 1.0
 #: (a chat agent, an importer calling ``capture`` per turn) shares one model call per this many seconds
 #: instead of paying one small call per capture; eviction and ``drain()`` run it at once.
 LEARN_DELAY_S = 2.0
-_CACHES: "weakref.WeakKeyDictionary[Any, WordCache]" = weakref.WeakKeyDictionary()
-_CACHES_LOCK = threading.Lock()
-
-
-class WordCache:
-    """Word vectors of one embedder, keyed by a hash of the word, least recently used dropped first."""
-
-    def __init__(self, size: int = WORD_CACHE_WORDS) -> None:
-        self.size = size
-        self._rows: OrderedDict[bytes, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def _key(word: str) -> bytes:
-        return hashlib.blake2b(word.encode(), digest_size=16).digest()
-
-    def get(self, words: Sequence[str]) -> list[np.ndarray | None]:
-        """Each word's kept vector, or None."""
-        out: list[np.ndarray | None] = []
-        with self._lock:
-            for word in words:
-                key = self._key(word)
-                row = self._rows.get(key)
-                if row is not None:
-                    self._rows.move_to_end(key)
-                out.append(row)
-        return out
-
-    def put(self, words: Sequence[str], vectors: np.ndarray) -> None:
-        with self._lock:
-            for word, row in zip(words, np.asarray(vectors, dtype=np.float32)):
-                key = self._key(word)
-                self._rows[key] = row
-                self._rows.move_to_end(key)  # a word already kept is refreshed too
-            while len(self._rows) > self.size:
-                self._rows.popitem(last=False)
+_CACHES = PerEmbedder(WORD_CACHE_WORDS)
 
 
 def forget_word_vectors() -> None:
     """Drop every embedder's kept word vectors (what a new process starts with)."""
-    with _CACHES_LOCK:
-        _CACHES.clear()
+    _CACHES.clear()
 
 
-def word_vectors_of(embedder: Any) -> WordCache | None:
+def word_vectors_of(embedder: Any) -> VectorCache | None:
     """The word vectors kept for ``embedder`` (recall looks its question words up there first and
     keeps the ones it embeds), or None for an embedder that cannot be weakly referenced."""
-    with _CACHES_LOCK:
-        try:
-            cache = _CACHES.get(embedder)
-            if cache is None:
-                cache = _CACHES[embedder] = WordCache()
-        except TypeError:
-            return None
-        return cache
+    return _CACHES.of(embedder)
 
 
 def _embed_words(embedder: Any, words: list[str]) -> tuple[np.ndarray, float]:
     """``words``' vectors (kept ones from the embedder's cache, the rest from one model call) and the
     seconds the model call took (0 when every word was kept)."""
-    cache = word_vectors_of(embedder)
-    kept = cache.get(words) if cache is not None else [None] * len(words)
-    new = [w for w, row in zip(words, kept) if row is None]
-    seconds = 0.0
-    if new:
-        started = time.perf_counter()
-        fresh = np.asarray(embedder.embed(new), dtype=np.float32)
-        seconds = time.perf_counter() - started
-        if cache is not None:
-            cache.put(new, fresh)
-        rows = iter(fresh)
-        kept = [row if row is not None else next(rows) for row in kept]
-    return np.stack(kept), seconds
+    vectors, _, seconds = embed_through(word_vectors_of(embedder), embedder, words)
+    return vectors, seconds
 
 
 def learn_vocabulary(store: "UnitStore", chunk: int = LEARN_CHUNK, pace: float = PACE) -> int:

@@ -11,7 +11,8 @@ import numpy as np
 from hindsight_core import CaptureItem, MemoryEngine
 from hindsight_core.retrieval import channels as ch
 from hindsight_core.retrieval.config import RecallConfig
-from hindsight_core._expansion_ops import WordCache, learn_vocabulary
+from hindsight_core._expansion_ops import learn_vocabulary
+from hindsight_core._text_vectors import VectorCache
 from hindsight_core.retrieval.expansion import Vocabulary, expand, plan_expansion, query_words, unit_words, vocabulary_of
 from hindsight_core.retrieval.memory_index import InMemoryBankIndex
 from hindsight_core.retrieval.types import IndexedUnit
@@ -243,7 +244,7 @@ def test_a_rebuilt_bank_learns_its_words_again_from_the_embedders_word_cache() -
 
 
 def test_word_cache_keeps_the_most_recently_used_words_by_hash() -> None:
-    cache = WordCache(size=2)
+    cache = VectorCache(size=2)
     cache.put(["alpha", "beta"], np.eye(2, dtype=np.float32))
     assert cache.get(["alpha"])[0].tolist() == [1.0, 0.0]  # alpha is now the most recent
     cache.put(["gamma"], np.ones((1, 2), dtype=np.float32))

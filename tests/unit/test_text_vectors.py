@@ -43,7 +43,7 @@ def test_recall_context_embeds_the_task_once():
 
 
 def test_embed_cached_matches_the_model_and_stays_bounded(monkeypatch):
-    monkeypatch.setattr(_text_vectors, "MAX_TEXTS", 3)
+    monkeypatch.setattr(_text_vectors._RECALLED, "size", 3)
     embedder = CountingEmbedder()
     texts = ["alpha beta", "gamma", "alpha beta", "delta epsilon"]
 
@@ -55,7 +55,7 @@ def test_embed_cached_matches_the_model_and_stays_bounded(monkeypatch):
     vectors[:] = 0  # the caller owns its copy: the table is not changed through it
     again, _ = embed_cached(embedder, ["gamma", "delta epsilon", "zeta"])
     assert embedder.seen[4:] == ["zeta"] and np.all(np.linalg.norm(again, axis=1) > 0.99)
-    assert len(_text_vectors._TABLES[embedder]) == 3
+    assert len(_text_vectors._RECALLED.of(embedder)) == 3
 
 
 def test_embed_cached_without_weak_references():
