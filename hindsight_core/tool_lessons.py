@@ -32,6 +32,7 @@ from hindsight_core._render import escape_text
 from hindsight_core._validate import check_k
 from hindsight_core.context import RecalledContext, _goal_similarities
 from hindsight_core.errors import InvalidInputError
+from hindsight_core.lifecycle.extract import extract_entities
 from hindsight_core.models import Outcome, RecallHit, RecallResult
 from hindsight_core.signatures import lesson_goal, lesson_tools
 
@@ -89,13 +90,17 @@ def tool_lessons(bank: "MemoryBank", tools: Iterable[str] | str, *, k: int = 3, 
     if not names or not k:
         empty = RecallResult(query="", bank=bank.id, as_of=datetime.now(timezone.utc), novel=True)
         return RecalledContext(empty, 0, header, max_tokens)
-    # a lookup, not a use: the many lessons read and left out must not gain activity (forgetting reads it)
+    # A name that is an entity of its own (snake_case, dotted, camelCase) finds in the graph every lesson
+    # naming it, however many lessons share its words ("run sql query" in a data team's bank), with no
+    # model call; other names ("pay", "mcp__github__search") are looked up by their words. The recall
+    # is a lookup, not a use: the lessons it reads and leaves out gain no activity (forgetting reads it).
+    exact = [n for n in names if extract_entities(n) == (n.lower(),)]
+    worded = [n for n in names if n not in exact]
     found = recall_lessons(partial(bank.recall, record_hits=False), bank.config,
-                           " ".join(n.replace("_", " ") for n in names), k=_POOL)
-    # A name the graph holds as an entity (snake_case, dotted) finds every lesson naming it, however
-    # many lessons share its words ("run sql query" in a data team's bank); the recall covers the rest.
-    named = _named_lessons(bank, names) - {h.id for h in found.hits}
-    candidates = [*found.hits, *(RecallHit(unit=u, score=0.0) for u in bank.get_many(sorted(named)))]
+                           " ".join(n.replace("_", " ") for n in worded), k=_POOL) if worded else None
+    recalled = found.hits if found is not None else ()
+    named = _named_lessons(bank, exact) - {h.id for h in recalled}
+    candidates = [*recalled, *(RecallHit(unit=u, score=0.0) for u in bank.get_many(sorted(named)))]
     wanted = set(names)
     hits = [h for h in candidates
             if h.unit.outcome in (Outcome.FAILURE, Outcome.PARTIAL) and wanted & set(lesson_tools(h.unit))
@@ -105,5 +110,5 @@ def tool_lessons(bank: "MemoryBank", tools: Iterable[str] | str, *, k: int = 3, 
         closeness = _goal_similarities(bank, query, [lesson_goal(h.unit) for h in hits])
         hits = [h for _, h in sorted(zip(closeness, hits), key=lambda pair: -pair[0])]
     # the standing rules are in the plan's context already: only the lessons here
-    result = found.model_copy(update={"hits": tuple(hits[:k]), "directives": ()})
+    result = RecallResult(query=" ".join(names), bank=bank.id, as_of=datetime.now(timezone.utc), hits=tuple(hits[:k]))
     return RecalledContext(result, len(result.hits), header, max_tokens)
