@@ -323,20 +323,25 @@ class LessonMatch(BaseModel):
 
         Example:
             >>> DEFAULT_LESSON_MATCH.precise().goal_min_similarity
-            0.5
+            0.6
         """
         return self.model_copy(update={name: max(bar, getattr(self, name)) for name, bar in PRECISE_BARS.items()})
 
 
 DEFAULT_LESSON_MATCH = LessonMatch()
-#: Bars of :meth:`LessonMatch.precise`. In a bank of one deployment every request is about 0.3-0.45
-#: close to every lesson, so the default bars hand a lesson to most unrelated requests; these hand one
-#: to few, and miss about half the paraphrases, which the lookup by the tool's name then catches when
-#: the tool is about to be called. Chosen on the ten independent lesson sets read by landing 20
-#: (paraphrases / unrelated requests with a lesson: 78.3 / 30.0% -> 38.8 / 7.0%), checked on two unread
-#: ones (77.1 / 53.3% -> 41.7 / 13.3%).
-PRECISE_BARS: dict[str, float] = {"min_similarity": 0.4, "goal_min_similarity": 0.5,
-                                  "signature_min_similarity": 0.3, "question_min_similarity": 0.45}
+#: Bars of :meth:`LessonMatch.precise`. In a bank of one deployment every request is about 0.3-0.5
+#: close to every lesson, and a request about the same customer, animal or pallet as a past failure
+#: ("mark Benji as arrived" after "cancel Benji's 4.20") is closer still. So with a second look before
+#: each tool call, the plan's context shows a lesson only for a near repeat of its task, at least 0.6
+#: close by every route (its text, its goal, a shared task signature, a question); the lookup by the
+#: tool's name brings the rest at the call. Chosen at landing 21 on sixteen lesson sets (fourteen
+#: written independently); paraphrases / unrelated requests with a lesson in the plan's context:
+#: landing 20's bars (text 0.4, goal 0.5, signature 0.3, question 0.45) 43.8 / 7.1% on fourteen of
+#: them, with one set's unrelated requests at 23% and two later sets' at 33 and 37%; 0.5 everywhere
+#: 13.5 / 1.7% on the fourteen, 17 and 23% on the two later ones; 0.6 everywhere 2.8 / 0.6% on all
+#: sixteen, at most 3% on one set. Every paraphrase still gets its lesson before the call.
+PRECISE_BARS: dict[str, float] = {"min_similarity": 0.6, "goal_min_similarity": 0.6,
+                                  "signature_min_similarity": 0.6, "question_min_similarity": 0.6}
 
 
 class TaskSignature(BaseModel):
