@@ -39,9 +39,11 @@ def test_the_independent_pitfall_sets_are_well_formed():
     """The independent sets were written by other sessions from a description of the task alone."""
     from benchmarks.lesson_transfer import DATA
 
-    for name in ("w", "x", "y", "z", "admin", "devops", "shop", "personal", "clinic", "data", "property", "school"):
+    for name in ("w", "x", "y", "z", "admin", "devops", "shop", "personal", "clinic", "data", "property", "school",
+                 "vet", "logistics", "hotel", "council"):
         pitfalls, unrelated, noops = load(path=DATA / f"lesson_transfer_{name}.json")
-        assert len(pitfalls) == 24 and len({p.tool for p in pitfalls}) >= 22  # "data" has two tools twice
+        # "data" has two tools twice; the four of landing 21 were asked for a few tools with two pitfalls
+        assert len(pitfalls) == 24 and len({p.tool for p in pitfalls}) >= 20
         assert all(len(set(p.paraphrases)) == 3 and p.goal not in p.paraphrases for p in pitfalls)
         goals = {p.goal for p in pitfalls} | {q for p in pitfalls for q in p.paraphrases}
         assert len(unrelated) == 30 and len(noops) == 10 and not goals & set(unrelated)
