@@ -70,7 +70,8 @@ from hindsight_core.episodes import Episode, StepKind, TraceStep, is_correction
 from hindsight_core.lifecycle.reflect import Reflector
 from hindsight_core.models import Outcome
 from hindsight_core.outcomes import Judge, OutcomeVerdict, adecide_outcome, decide_outcome
-from hindsight_lg._resolve import BankResolver, BankSpec
+from hindsight_core.signatures import LessonMatch
+from hindsight_lg._resolve import BankResolver, BankSpec, check_lesson_match
 from hindsight_lg._trace import called_tools, episode_messages, last_user_text, pin_start, proposed_tools, to_steps
 
 __all__ = ["HindsightMiddleware", "HindsightAgentState", "merge_system_message"]
@@ -122,9 +123,14 @@ class HindsightMiddleware(AgentMiddleware):
         learn: False to recall only (no episodes are stored).
         goal_tools: Tools whose success means the task was done (default: those that failed).
         check_tool_calls: Show the model lessons of failed calls of a tool it is about to call
-            (see the module docstring). The plan's context then matches lessons with the stricter
-            bars of ``LessonMatch.precise()``: the second look brings the rest. False: the recalled
-            context only, with the bank's own lesson matching.
+            (see the module docstring). False: the recalled context only.
+        lesson_match: How the plan's context matches lessons to the request. ``"auto"`` (the
+            default): ``"precise"`` with ``check_tool_calls``, else ``"bank"``. ``"precise"``
+            (``LessonMatch.precise()``) shows a lesson only for a near repeat of its task, so
+            unrelated requests rarely get one, and nearly every call of a tool that failed before
+            takes a second look (one more model call). ``"bank"`` (the bank's own matching) shows
+            more lessons up front: fewer second looks, more lessons on unrelated requests. Or a
+            ``LessonMatch`` of your own, or None (the request's words only).
     """
 
     state_schema = HindsightAgentState
@@ -146,6 +152,7 @@ class HindsightMiddleware(AgentMiddleware):
         learn: bool = True,
         goal_tools: Iterable[str] | None = None,
         check_tool_calls: bool = True,
+        lesson_match: LessonMatch | str | None = "auto",
     ) -> None:
         super().__init__()
         self.spec = BankSpec(engine, default_bank, bank_key, bank_resolver, dict(bank_options or {}))
@@ -160,6 +167,8 @@ class HindsightMiddleware(AgentMiddleware):
         if not isinstance(check_tool_calls, bool):
             raise InvalidInputError(f"check_tool_calls must be True or False, not {check_tool_calls!r}")
         self.check_tool_calls = check_tool_calls
+        check_lesson_match(lesson_match, "auto")
+        self.lesson_match = ("precise" if check_tool_calls else "bank") if lesson_match == "auto" else lesson_match
         self.tools = []
         self._closed: OrderedDict[str, str] = OrderedDict()  # episode id -> why it was closed early
         self._lock = threading.Lock()
@@ -196,9 +205,7 @@ class HindsightMiddleware(AgentMiddleware):
         return query, update, correcting
 
     def _recall_kwargs(self) -> dict[str, Any]:
-        # with the second look before tool calls, the plan's context needs only lessons close to the request
-        return dict(k=self.k, lessons_k=self.lessons_k, max_tokens=self.max_tokens,
-                    lesson_match="precise" if self.check_tool_calls else "bank")
+        return dict(k=self.k, lessons_k=self.lessons_k, max_tokens=self.max_tokens, lesson_match=self.lesson_match)
 
     def _episode(self, state: Mapping[str, Any], extra: list[TraceStep] = ()) -> Episode | None:
         messages = state.get("messages") or []

@@ -39,8 +39,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from hindsight_core import InvalidInputError, MemoryEngine, Outcome
 from hindsight_core.lifecycle.reflect import Reflector
 from hindsight_core.outcomes import Judge, OutcomeVerdict, adecide_outcome, as_verdict, decide_outcome
-from hindsight_core.signatures import LessonMatch
-from hindsight_lg._resolve import BankResolver, BankSpec, thread_id_of
+from hindsight_lg._resolve import BankResolver, BankSpec, check_lesson_match, thread_id_of
 from hindsight_lg._trace import (
     MEMORY_MESSAGE_PREFIX,
     build_episode,
@@ -158,8 +157,7 @@ def recall_node(
             the bank's own matching; ``"precise"`` when a :func:`~hindsight_lg.tool_check_node` follows
             your planner (it brings the lessons the stricter bars leave out); a ``LessonMatch``; None.
     """
-    if not (lesson_match is None or lesson_match in ("bank", "precise") or isinstance(lesson_match, LessonMatch)):
-        raise InvalidInputError(f"lesson_match must be 'bank', 'precise', a LessonMatch or None, not {lesson_match!r}")
+    check_lesson_match(lesson_match)
     for value, label in ((k, "k"), (lessons_k, "lessons_k")):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise InvalidInputError(f"{label} must be an int >= 0, not {value!r}")

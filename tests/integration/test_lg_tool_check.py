@@ -98,6 +98,25 @@ def test_check_tool_calls_off_and_bad_values(mem_engine):
         HindsightMiddleware(mem_engine, check_tool_calls="yes")
 
 
+def test_lesson_match_chooses_between_lessons_up_front_and_second_looks(mem_engine):
+    """"auto" is "precise" with the check on; "bank" shows the paraphrase its lesson in the plan's
+    context, so the proposed call needs no second look."""
+    _learned(mem_engine)
+    assert HindsightMiddleware(mem_engine).lesson_match == "precise"
+    assert HindsightMiddleware(mem_engine, check_tool_calls=False).lesson_match == "bank"
+    RUNS.clear()
+    model = ScriptedChatModel(responses=[_deploy("c1", ticket="CHG-4"), "Deployed under CHG-4."])
+    agent = create_agent(model, tools=[deploy_service],
+                         middleware=[HindsightMiddleware(mem_engine, lesson_match="bank")])
+    request = "Roll out the new api build to prod"  # a paraphrase the precise bars leave to the second look
+    assert TICKET_ERROR not in mem_engine.bank("ops").recall_context(request, lesson_match="precise").text
+    agent.invoke({"messages": [("user", request)]}, context={"bank_id": "ops"})
+    assert TICKET_ERROR in _system(model.calls[0]) and len(model.calls) == 2 and len(RUNS) == 1
+    for bad in ("strict", 0.6, True):
+        with pytest.raises(InvalidInputError, match="lesson_match must be 'auto', 'bank', 'precise'"):
+            HindsightMiddleware(mem_engine, lesson_match=bad)
+
+
 def test_the_async_path_gives_the_same_second_look(mem_engine):
     _learned(mem_engine)
     RUNS.clear()
