@@ -20,7 +20,8 @@ The pitfall set is a dev set written for this benchmark (tool names, tasks and p
 Run: ``python -m benchmarks.repeat_errors [--hash] [--out PATH]`` (``--hash``: the small
 deterministic embedder instead of all-MiniLM-L6-v2, for a quick smoke run). With ``--data
 benchmarks/data/lesson_transfer_<set>.json`` it runs an independent pitfall set end to end instead
-(:func:`run_set`), with the middleware's second look and without it.
+(:func:`run_set`): with the middleware's second look (its precise plan context, then the bank's
+own matching in the plan's context, ``lesson_match="bank"``) and without it.
 """
 
 from __future__ import annotations
@@ -224,13 +225,14 @@ def _set_tool(name: str, errors: dict[str, str]) -> Any:
 
 
 def run_set(path: str, embedder: Any = None, *, check_tool_calls: bool = True,
-            limit: int | None = None) -> dict[str, Any]:
+            limit: int | None = None, lesson_match: Any = "auto") -> dict[str, Any]:
     """A lesson-transfer set (``benchmarks/data/lesson_transfer_<set>.json``) end to end through
     ``create_agent`` with ``HindsightMiddleware``: each pitfall's goal fails once; each paraphrase then
     plans the same tool, and the scripted model heeds the lesson when its prompt (the plan's context, or
     the second look) quotes the pitfall's error; unrelated goals call no tool. Reported: repeated errors,
     second looks (model calls beyond one per step) and unrelated goals whose plan's context held a lesson.
-    ``limit``: only the first N pitfalls and unrelated goals (a smoke run)."""
+    ``limit``: only the first N pitfalls and unrelated goals (a smoke run); ``lesson_match``: the
+    middleware's (``"bank"`` with the check on: more lessons up front, fewer second looks)."""
     from langchain.agents import create_agent
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
@@ -268,7 +270,8 @@ def run_set(path: str, embedder: Any = None, *, check_tool_calls: bool = True,
     model = ScriptedChatModel(responses=[reply], cycle=True)
     engine = MemoryEngine.ephemeral(embedder=embedder)
     tools = [_set_tool(name, by_task) for name, by_task in errors.items()]
-    agent = create_agent(model, tools=tools, middleware=[HindsightMiddleware(engine, check_tool_calls=check_tool_calls)])
+    middleware = HindsightMiddleware(engine, check_tool_calls=check_tool_calls, lesson_match=lesson_match)
+    agent = create_agent(model, tools=tools, middleware=[middleware])
 
     def ask(task: str) -> tuple[bool, int, str]:
         """(the run's first tool call failed, model calls, the first call's system prompt)."""
@@ -287,7 +290,7 @@ def run_set(path: str, embedder: Any = None, *, check_tool_calls: bool = True,
     later = [ask(u) for u in unrelated]
     engine.close()
     n = len(retries)
-    return {"set": path, "check_tool_calls": check_tool_calls, "paraphrases": n,
+    return {"set": path, "check_tool_calls": check_tool_calls, "lesson_match": str(lesson_match), "paraphrases": n,
             "repeat_errors": sum(f for f, _, _ in retries),
             "repeat_error_rate": round(100 * sum(f for f, _, _ in retries) / n, 1),
             "second_looks": sum(calls > 2 for _, calls, _ in retries),  # a step is a tool call, then the answer
@@ -303,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hash", action="store_true", help="use the deterministic HashEmbedder (quick smoke run)")
     p.add_argument("--out", default=None, help="write the summary as JSON here")
     p.add_argument("--data", default=None,
-                   help="a lesson-transfer set file: run it end to end, with and without the second look")
+                   help="a lesson-transfer set file: run it end to end with the second look (the plan's "
+                        "context precise, or the bank's own), and without it")
     args = p.parse_args(argv)
     embedder = None
     if args.hash:
@@ -312,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         embedder = HashEmbedder()
     if args.data:
         summary = {"second_look": run_set(args.data, embedder),
+                   "second_look_bank_context": run_set(args.data, embedder, lesson_match="bank"),
                    "context_only": run_set(args.data, embedder, check_tool_calls=False)}
     else:
         summary = {"with_memory": run(embedder, memory=True), "without_memory": run(embedder, memory=False)}

@@ -35,3 +35,6 @@ def test_a_pitfall_set_end_to_end_the_second_look_stops_the_repeats_the_context_
     assert second_look["repeat_errors"] == 0 and second_look["second_looks"] > 0
     assert context_only["second_looks"] == 0  # off: one model call per step
     assert second_look["unrelated_second_looks"] == 0 and second_look["unrelated_with_lesson"] <= 1
+    # the bank's own matching with the check on: the lessons the plan's context shows need no second look
+    bank_context = run_set(str(SPLITS["dev"]), embedder, limit=6, lesson_match="bank")
+    assert bank_context["repeat_errors"] == 0 and bank_context["second_looks"] < second_look["second_looks"]
