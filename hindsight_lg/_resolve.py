@@ -20,10 +20,12 @@ __all__ = ["BankResolver", "BankSpec", "check_lesson_match", "runtime_of", "thre
 #: ``(state, config, runtime) -> bank id or None`` (``None`` falls through to the usual order).
 BankResolver = Callable[[Any, RunnableConfig, Any], "str | None"]
 
+
 def check_lesson_match(value: Any, *names: str) -> Any:
     """``value`` when ``recall_context`` takes it as ``lesson_match`` ("bank", "precise", a
     ``LessonMatch`` or None) or it is one of ``names``; else a clear error at construction time."""
-    if value is None or isinstance(value, LessonMatch) or (isinstance(value, str) and value in ("bank", "precise", *names)):
+    named = isinstance(value, str) and value in ("bank", "precise", *names)
+    if value is None or named or isinstance(value, LessonMatch):
         return value
     allowed = ", ".join(repr(n) for n in (*names, "bank", "precise"))
     raise InvalidInputError(f"lesson_match must be {allowed}, a hindsight_core.signatures.LessonMatch or None, "
