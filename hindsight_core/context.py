@@ -47,7 +47,8 @@ if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
     from hindsight_core.models import RecallHit
 
-__all__ = ["DEFAULT_HEADER", "LESSON_OUTCOMES", "LESSON_MIN_SIMILARITY", "RecalledContext", "recall_context", "estimate_tokens"]
+__all__ = ["DEFAULT_HEADER", "LESSON_OUTCOMES", "LESSON_MIN_SIMILARITY", "RecalledContext", "recall_context", "estimate_tokens",
+           "check_lesson_match"]
 
 DEFAULT_HEADER = (
     "Long-term memory (what you learned in earlier sessions and runs; use what is relevant, "
@@ -103,6 +104,24 @@ class RecalledContext:
             if not hits:  # the standing rules alone are over budget: cut them line by line
                 return self.result.model_copy(update={"hits": ()}).render(max_tokens=max_tokens)
             hits.pop()
+
+
+def check_lesson_match(value: object, *names: str) -> object:
+    """``value`` when :func:`recall_context` takes it as ``lesson_match`` ("bank", "precise", a
+    :class:`~hindsight_core.signatures.LessonMatch` or None), or when it is one of ``names`` (an
+    adapter's own, such as the middleware's "auto"); else :class:`InvalidInputError`, so an adapter can
+    reject a bad value when it is built rather than at its first recall.
+
+    Example:
+        >>> check_lesson_match("precise")
+        'precise'
+    """
+    named = isinstance(value, str) and value in ("bank", "precise", *names)
+    if value is None or named or isinstance(value, LessonMatch):
+        return value
+    allowed = ", ".join(repr(n) for n in (*names, "bank", "precise"))
+    raise InvalidInputError(f"lesson_match must be {allowed}, a hindsight_core.signatures.LessonMatch or None, "
+                            f"not {value!r}")
 
 
 def _similarity(hit: "RecallHit") -> float:
@@ -251,11 +270,8 @@ def recall_context(
         raise InvalidInputError("header must be a str")
     if not isinstance(query, str):
         raise InvalidInputError(f"query must be a str, not {type(query).__name__}")
-    if isinstance(lesson_match, str) and lesson_match in ("bank", "precise"):
+    if isinstance(check_lesson_match(lesson_match), str):
         lesson_match = bank.config.lessons if lesson_match == "bank" else bank.config.lessons.precise()
-    if lesson_match is not None and not isinstance(lesson_match, LessonMatch):
-        raise InvalidInputError(f"lesson_match must be 'bank', 'precise', a hindsight_core.signatures.LessonMatch "
-                                f"or None, not {lesson_match!r}")
     wanted = _outcome_set(outcomes)
     excluded = frozenset(exclude_ids if not isinstance(exclude_ids, str) else [exclude_ids])
     query = " ".join(query.split())

@@ -13,23 +13,11 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import get_runtime
 
 from hindsight_core import InvalidInputError, MemoryBank, MemoryEngine
-from hindsight_core.signatures import LessonMatch
 
-__all__ = ["BankResolver", "BankSpec", "check_lesson_match", "runtime_of", "thread_id_of"]
+__all__ = ["BankResolver", "BankSpec", "runtime_of", "thread_id_of"]
 
 #: ``(state, config, runtime) -> bank id or None`` (``None`` falls through to the usual order).
 BankResolver = Callable[[Any, RunnableConfig, Any], "str | None"]
-
-
-def check_lesson_match(value: Any, *names: str) -> Any:
-    """``value`` when ``recall_context`` takes it as ``lesson_match`` ("bank", "precise", a
-    ``LessonMatch`` or None) or it is one of ``names``; else a clear error at construction time."""
-    named = isinstance(value, str) and value in ("bank", "precise", *names)
-    if value is None or named or isinstance(value, LessonMatch):
-        return value
-    allowed = ", ".join(repr(n) for n in (*names, "bank", "precise"))
-    raise InvalidInputError(f"lesson_match must be {allowed}, a hindsight_core.signatures.LessonMatch or None, "
-                            f"not {value!r}")
 
 
 def runtime_of(config: RunnableConfig | None = None) -> Any:

@@ -66,12 +66,13 @@ from langgraph.errors import GraphBubbleUp
 from typing_extensions import NotRequired
 
 from hindsight_core import InvalidInputError, MemoryEngine
+from hindsight_core.context import check_lesson_match
 from hindsight_core.episodes import Episode, StepKind, TraceStep, is_correction
 from hindsight_core.lifecycle.reflect import Reflector
 from hindsight_core.models import Outcome
 from hindsight_core.outcomes import Judge, OutcomeVerdict, adecide_outcome, decide_outcome
 from hindsight_core.signatures import LessonMatch
-from hindsight_lg._resolve import BankResolver, BankSpec, check_lesson_match
+from hindsight_lg._resolve import BankResolver, BankSpec
 from hindsight_lg._trace import called_tools, episode_messages, last_user_text, pin_start, proposed_tools, to_steps
 
 __all__ = ["HindsightMiddleware", "HindsightAgentState", "merge_system_message"]

@@ -37,9 +37,10 @@ from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from hindsight_core import InvalidInputError, MemoryEngine, Outcome
+from hindsight_core.context import check_lesson_match
 from hindsight_core.lifecycle.reflect import Reflector
 from hindsight_core.outcomes import Judge, OutcomeVerdict, adecide_outcome, as_verdict, decide_outcome
-from hindsight_lg._resolve import BankResolver, BankSpec, check_lesson_match, thread_id_of
+from hindsight_lg._resolve import BankResolver, BankSpec, thread_id_of
 from hindsight_lg._trace import (
     MEMORY_MESSAGE_PREFIX,
     build_episode,
