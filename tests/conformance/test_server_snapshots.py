@@ -195,6 +195,7 @@ def test_an_evicted_bank_is_snapshotted_in_the_background_and_reopens_from_it(ch
     bank_id, other = f"evict-{uuid.uuid4().hex[:8]}", f"evict-other-{uuid.uuid4().hex[:8]}"
     engine = _engine(chroma_server, cache=CacheConfig(max_banks=1, snapshot_min_units=100))
     engine.bank(bank_id).capture_many([f"Fact {i}: host h{i} runs job {i % 13}." for i in range(150)])
+    assert engine.drain(60)  # the answer is read from the bank its background work (consolidation) completed
     answer = engine.bank(bank_id).recall("host h42 job", k=5).ids
     assert engine.drain(60)  # its background jobs are done: an idle bank is evicted at the next insert
     engine.bank(other).capture("Another bank pushes the first one out of the cache.")
