@@ -5,11 +5,11 @@ every question. The trees read the same features, the same features of the units
 turns before and after (the answer often sits a turn or two from what the question names), and
 what kind of question it is (a list, a time window, "when", "how many", "where", how many of the
 bank's names it holds), so "when" questions can lean on time and list questions on the people
-they name. Two more columns describe the unit's own text: how many content words it holds, and how
-many names stand inside its sentences ("I was in Chicago", "my daughter Sara"). A list question's
-answers are scattered over turns that tell something, while its neighbours in the ranking are
-often short replies on the same topic ("Rock climbing was awesome!"). The trees rescore the head
-of the weighted ranking; the tail keeps its order below it.
+they name. One more column counts the content words of the unit's own text: a list question's
+answers are scattered over turns that tell something ("Last weekend my girlfriend and I went
+fishing in one of the nearby lakes"), while their neighbours in the ranking are often short replies
+on the same topic ("Rock climbing was awesome!"). The trees rescore the head of the weighted
+ranking; the tail keeps its order below it.
 Small pools and lessons-only recalls (kinds without ``world``) keep the weighted sum: the trees
 were fitted on conversation turns, and lesson recall orders failure lessons before success ones.
 
@@ -28,7 +28,6 @@ Example:
 from __future__ import annotations
 
 import functools
-import re
 from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
@@ -45,16 +44,25 @@ __all__ = ["BASE", "FEATURES", "features", "rerank_head", "score"]
 BASE: tuple[str, ...] = ("cos", "topic", "kw", "ses", "spk", "tmp", "graph", "phrase")
 _SHIFTS = ("", "prev_", "next_", "prev2_", "next2_")
 _QUESTION = ("asks_list", "has_window", "when", "names", "how_many", "where")
-_TEXT = ("words", "inner_names")
+_TEXT = ("words",)
 #: Every column of :func:`features`, in order.
 FEATURES: tuple[str, ...] = tuple(f"{s}{b}" for s in _SHIFTS for b in BASE) + _QUESTION + _TEXT
-#: A capitalised word after a lower-case word or a comma: a name inside a sentence, not its start.
-_INNER_NAME = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+")
 
 
 @functools.lru_cache(maxsize=65_536)  # a bank's units recur in pool after pool
-def _text_columns(text: str) -> tuple[float, float]:
-    return float(len(unit_words(text))), float(len(_INNER_NAME.findall(text)))
+def _content_words(text: str) -> float:
+    return float(len(unit_words(text)))
+
+
+def _words_column(scorer: PoolScorer, ids: list[str]) -> np.ndarray:
+    """Content words of each captured unit; other kinds (an observation sums up many turns, a lesson
+    a whole run) get the captured units' mean, which says nothing either way."""
+    units = scorer.index.units
+    counts = np.array([_content_words(units[i].text) if units[i].kind == "world" else np.nan for i in ids],
+                      dtype=np.float64)
+    told = ~np.isnan(counts)
+    counts[~told] = counts[told].mean() if told.any() else 0.0
+    return counts.reshape(len(ids), 1)
 
 
 def _standardised(f: np.ndarray) -> np.ndarray:
@@ -86,8 +94,7 @@ def features(scorer: PoolScorer, ids: list[str], extras: Mapping[str, tuple[np.n
     q = query.strip().lower()
     question = np.array([float(asks_for_list(query)), float(scorer.window is not None), float(q.startswith("when")),
                          float(len(scorer.named)), float(q.startswith("how many")), float(q.startswith("where"))])
-    units = scorer.index.units
-    text = _standardised(np.array([_text_columns(units[i].text) for i in ids], dtype=np.float64).reshape(len(ids), 2))
+    text = _standardised(_words_column(scorer, ids))
     return np.hstack([z, shifted(prev), shifted(nxt), shifted(prev2), shifted(next2),
                       np.broadcast_to(question, (len(ids), len(question))), text])
 

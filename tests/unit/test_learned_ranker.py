@@ -28,16 +28,14 @@ def test_trees_fitted_on_other_features_are_refused_with_how_to_fix():
         learned.score(np.zeros((1, len(learned.FEATURES))), {**TREES, "features": ["cos"]})
 
 
-def test_the_text_columns_count_content_words_and_names_inside_sentences():
+def test_the_words_column_counts_each_units_content_words_standardised_over_the_pool():
     idx, emb = _bank(3)
     idx.units["t001"].text = 'Melanie said, "I was in Chicago with my daughter Sara, it was awesome!"'
-    scorer = _scorer(idx, emb)
-    x = learned.features(scorer, ["t000", "t001", "t002"], {}, "Which cities has Melanie been to?")
-    words, names = (x[:, learned.FEATURES.index(c)] for c in ("words", "inner_names"))
-    # t001 tells more than the two one-line turns and names two things inside its sentence;
-    # "Melanie said," opens every text and counts for none
-    assert words[1] > words[0] and names[1] > 0 > names[0] and names[0] == names[2]
-    assert learned._text_columns(idx.units["t001"].text)[1] == 2.0
+    x = learned.features(_scorer(idx, emb), ["t000", "t001", "t002"], {}, "Which cities has Melanie been to?")
+    words = x[:, learned.FEATURES.index("words")]
+    # t001 tells more than the two one-line turns; stopwords ("I", "was", "with", "it") do not count
+    assert words[1] > 0 > words[0] == words[2] and abs(words.mean()) < 1e-9
+    assert learned._content_words(idx.units["t001"].text) == 5.0  # melanie, chicago, daughter, sara, awesome
 
 
 def _scorer(idx, emb):
