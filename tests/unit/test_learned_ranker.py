@@ -37,6 +37,13 @@ def test_the_words_column_counts_each_units_content_words_standardised_over_the_
     assert words[1] > 0 > words[0] == words[2] and abs(words.mean()) < 1e-9
     assert learned._content_words(idx.units["t001"].text) == 5.0  # melanie, chicago, daughter, sara, awesome
 
+    # an observation sums up many turns: its length says nothing, so it gets the turns' mean
+    idx.units["t002"].kind = "observation"
+    idx.units["t002"].text = "Melanie paints, runs, camps, swims, reads novels and volunteers at shelters."
+    x = learned.features(_scorer(idx, emb), ["t000", "t001", "t002"], {}, "Which cities?")
+    words = x[:, learned.FEATURES.index("words")]
+    assert abs(words[2]) < 1e-9 and words[1] > 0 > words[0]
+
 
 def _scorer(idx, emb):
     from hindsight_core.retrieval.scoring import PoolScorer
