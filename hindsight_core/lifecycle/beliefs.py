@@ -48,6 +48,7 @@ from hindsight_core.lifecycle.update_cues import look_alike, update_cue
 from hindsight_core.lifecycle.update_languages import is_foreign, linked_across_languages, says_changed
 from hindsight_core.lifecycle.update_rules import (RELATED_MIN_SIM, is_tool_record, judge_update, sibling_fact,
                                                    update_strength)
+from hindsight_core.lifecycle.update_statements import said
 from hindsight_core.lifecycle.value_forms import anchored_change
 from hindsight_core.models import CaptureResult, Flag, MemoryKind, MemoryStatus, MemoryUnit
 
@@ -134,7 +135,13 @@ def _one_run(seq: tuple[str, ...], diff: set[str]) -> bool:
 
 
 def contradicts(older: str, newer: str) -> str | None:
-    """Why ``newer`` updates ``older`` (the rule that fired), or None when the rules see no conflict."""
+    """Why ``newer`` updates ``older`` (the rule that fired), or None when the rules see no conflict.
+
+    Reported speech is read for what was said (:func:`~hindsight_core.lifecycle.update_statements.said`):
+    in ``Caroline said, "Wow, Mel! ..."`` the speaker opens every turn of hers and the listener is
+    addressed, so neither is the subject that must recur.
+    """
+    older, newer = said(older), said(newer)
     a, neg_a = _tokens(older)
     b, neg_b = _tokens(newer)
     if not a or not b or len(a) > 40 or len(b) > 40 or newer.rstrip().endswith("?") or older.rstrip().endswith("?"):
@@ -206,9 +213,10 @@ def asks_history(query: str) -> bool:
 
 def is_belief(kind: str, status: str, outcome: Any, flags: tuple[str, ...], text: str) -> bool:
     """Units whose truth can change: active world facts and observations that are not lessons,
-    small talk, digests or questions."""
+    small talk, digests or questions (a quoted one too: ``Jolene said, "Do you think she'd like it?"``)."""
     return (kind in (MemoryKind.WORLD.value, MemoryKind.OBSERVATION.value) and status == MemoryStatus.ACTIVE.value
-            and outcome is None and not {Flag.LOG_ONLY, Flag.DIGEST} & set(flags) and not text.rstrip().endswith("?"))
+            and outcome is None and not {Flag.LOG_ONLY, Flag.DIGEST} & set(flags)
+            and not said(text).rstrip().endswith("?"))
 
 
 #: Capitalised words, a sentence's first included: in another language the entity reader finds no

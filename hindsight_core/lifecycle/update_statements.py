@@ -28,10 +28,10 @@ _CACHE = 4096
 #: the statement is about. Left in, every turn of one speaker shares a "subject" and chat turns
 #: supersede each other (LoCoMo conversation 0 lost 18 points of recall@10 that way).
 _REPORTED = re.compile(r'^\s*[A-Z][\w.\'-]*(?: [A-Z][\w.\'-]*)?(?: said,?|:)\s*["\u201c](?P<said>.*?)["\u201d]?\s*$', re.S)
-#: A turn that opens by addressing someone ("Hey Caroline!", "Thanks, Mel!", "Yeah, Caroline!") is a
+#: A turn that opens by addressing someone ("Hey Caroline!", "Thanks, Mel!", "Sure thing!") is a
 #: dialogue act; the name in it is the listener, never the subject of a belief.
 _ADDRESS = re.compile(r"^\s*(?:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|aw+|omg|haha|congrats|great|absolutely|"
-                      r"sure|bye)(?:,?\s+(?:(?-i:[A-Z])[\w'-]*|all|everyone|folks|team|guys|there|both))?\s*[,!.]+\s*",
+                      r"sure(?: thing)?|bye)(?:,?\s+(?:(?-i:[A-Z])[\w'-]*|all|everyone|folks|team|guys|there|both))?\s*[,!.]+\s*",
                       re.I)  # "Hey Mel!", "Hi all,"; not "oh wait," (a correction)
 #: The most content words an earlier statement may have and still be one belief the rules can update.
 #: Every earlier fact of the dev set has at most 9; a chat turn that tells a story has many more.

@@ -128,6 +128,38 @@ def test_possessives_do_not_make_two_attributes_look_alike():
     assert contradicts("Quinn's favorite food is sushi.", "Quinn's favorite food is now pho.") == "new value"
 
 
+def test_reported_speech_is_read_for_what_was_said():
+    """In a chat log every turn opens with its speaker ("Caroline said, ..."); read whole, the
+    template rules took the speaker for the subject both turns share, and a quoted question
+    ("...like it?\"") for a statement. Pairs from LoCoMo's conversations."""
+    from hindsight_core.lifecycle.beliefs import contradicts, is_belief
+
+    assert contradicts('Jolene said, "Do you think she would like it?"',
+                       'Jolene said, "I think not, I really like it!"') is None
+    assert contradicts('Deborah said, "You got this!"', 'Deborah said, "No problem. You got this! "') is None
+    assert contradicts('Caroline said, "Wow, Mel. That must\'ve been breathtaking!"',
+                       'Caroline said, "Wow, Mel! Any more paintings coming up?"') is None
+    assert contradicts('Joanna said, "Sure thing Nate! See you later!"', 'Joanna said, "Sure thing! Bye for now!"') is None
+    assert not is_belief("world", "active", None, (), 'Jolene said, "Do you think she would like it?"')
+    # what was said is still read: a quoted change of value is one
+    assert contradicts('Ana said, "The billing service listens on port 8080."',
+                       'Ana said, "The billing service moved to port 9090."') == "number changed"
+
+
+def test_a_chat_reply_does_not_retire_the_turn_before_it(engine):
+    bank = engine.bank("chat")
+    first = bank.capture('Deborah said, "You got this!"', mentioned_at=T0, metadata={"speaker": "Deborah"})
+    reply = bank.capture('Deborah said, "No problem. You got this! "', mentioned_at=T0 + timedelta(days=5),
+                         metadata={"speaker": "Deborah"})
+    assert reply.supersedes == ()
+    assert bank.get(first.unit_id).status is MemoryStatus.ACTIVE
+    old = bank.capture('Ana said, "The billing service listens on port 8080."', mentioned_at=T0,
+                       metadata={"speaker": "Ana"})
+    new = bank.capture('Ana said, "The billing service moved to port 9090."', mentioned_at=T0 + timedelta(days=3),
+                       metadata={"speaker": "Ana"})
+    assert new.supersedes == (old.unit_id,)
+
+
 def test_current_value_of_a_subject_with_near_namesakes(engine):
     """"Where does the catalog service store its data now?" must find the catalog *service*'s current
     store, although the catalog *api*'s update uses the question's very words ("stores its data")."""
