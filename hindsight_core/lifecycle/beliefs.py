@@ -134,6 +134,7 @@ def _one_run(seq: tuple[str, ...], diff: set[str]) -> bool:
     return bool(pos) and pos[-1] - pos[0] + 1 == len(pos)
 
 
+@functools.lru_cache(maxsize=8192)  # capture asks it of a pair twice: to fetch the earlier fact, then to decide
 def contradicts(older: str, newer: str) -> str | None:
     """Why ``newer`` updates ``older`` (the rule that fired), or None when the rules see no conflict.
 

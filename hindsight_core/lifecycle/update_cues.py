@@ -162,6 +162,7 @@ def relations(text: str) -> frozenset[str]:
                      if m is not None)
 
 
+@functools.lru_cache(maxsize=4096)
 def clause_look_alike(clause: str, about: frozenset[str] = frozenset()) -> str | None:
     """The look-alike form of one clause (``question``, ``hypothetical``, ``plan``...), or None.
 
@@ -237,6 +238,7 @@ def without_effective_time(text: str) -> str:
     return re.sub(r"\s{2,}", " ", _EFFECTIVE_TIME.sub(" ", text)).strip()
 
 
+@functools.lru_cache(maxsize=4096)  # asked of each text of every pair capture compares, sentence by sentence
 def update_cue(text: str) -> str | None:
     """The kind of update cue ``text`` carries: ``correction``, ``change``, ``effective``; or None."""
     for name, pattern in _CUES:

@@ -74,6 +74,7 @@ def is_episode(text: str) -> bool:
     return bool(_DIALOGUE_ACT.match(text) or _PAST_EVENT.search(text))
 
 
+@functools.lru_cache(maxsize=_CACHE)  # asked of the earlier text of every pair capture compares
 def is_episode_turn(text: str) -> bool:
     """:func:`is_episode` on what a turn says, reported speech read inside its quotes (an opening
     address kept: "Hey Caroline! ..." is a dialogue act)."""
