@@ -28,15 +28,13 @@ Example:
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
 from hindsight_core.retrieval.channels import asks_for_list
 from hindsight_core.retrieval.expansion import unit_words
-
-if TYPE_CHECKING:
-    from hindsight_core.retrieval.scoring import PoolScorer
+from hindsight_core.retrieval.scoring import PoolScorer, standardised
 
 __all__ = ["BASE", "FEATURES", "features", "rerank_head", "score"]
 
@@ -65,12 +63,6 @@ def _words_column(scorer: PoolScorer, ids: list[str]) -> np.ndarray:
     return counts.reshape(len(ids), 1)
 
 
-def _standardised(f: np.ndarray) -> np.ndarray:
-    sd = f.std(axis=0)
-    sd[sd == 0] = 1.0
-    return (f - f.mean(axis=0)) / sd
-
-
 def _base_columns(scorer: PoolScorer, ids: list[str], extras: Mapping[str, tuple[np.ndarray, float]]) -> np.ndarray:
     n = len(ids)
     topic = scorer.topic_cosines(ids) if scorer.topic is not None else np.zeros(n)
@@ -82,7 +74,7 @@ def _base_columns(scorer: PoolScorer, ids: list[str], extras: Mapping[str, tuple
 
 def features(scorer: PoolScorer, ids: list[str], extras: Mapping[str, tuple[np.ndarray, float]], query: str) -> np.ndarray:
     """One row of :data:`FEATURES` per id in ``ids`` (the whole pool: columns are standardised over it)."""
-    z = _standardised(_base_columns(scorer, ids, extras))
+    z = standardised(_base_columns(scorer, ids, extras))
     prev, nxt = scorer.neighbour_positions(ids)
     prev2 = np.where(prev >= 0, prev[np.maximum(prev, 0)], -1)
     next2 = np.where(nxt >= 0, nxt[np.maximum(nxt, 0)], -1)
@@ -94,7 +86,7 @@ def features(scorer: PoolScorer, ids: list[str], extras: Mapping[str, tuple[np.n
     q = query.strip().lower()
     question = np.array([float(asks_for_list(query)), float(scorer.window is not None), float(q.startswith("when")),
                          float(len(scorer.named)), float(q.startswith("how many")), float(q.startswith("where"))])
-    text = _standardised(_words_column(scorer, ids))
+    text = standardised(_words_column(scorer, ids))
     return np.hstack([z, shifted(prev), shifted(nxt), shifted(prev2), shifted(next2),
                       np.broadcast_to(question, (len(ids), len(question))), text])
 

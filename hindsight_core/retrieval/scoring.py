@@ -18,7 +18,14 @@ from hindsight_core.retrieval.channels import temporal_score
 from hindsight_core.retrieval.config import RecallConfig
 from hindsight_core.retrieval.types import BankIndex
 
-__all__ = ["PoolScorer"]
+__all__ = ["PoolScorer", "standardised"]
+
+
+def standardised(f: np.ndarray) -> np.ndarray:
+    """Each column of ``f`` as z-scores over its rows (a constant column becomes zeros)."""
+    sd = f.std(axis=0)
+    sd[sd == 0] = 1.0
+    return (f - f.mean(axis=0)) / sd
 
 
 @dataclass(slots=True)
@@ -138,10 +145,7 @@ class PoolScorer:
             if w:
                 cols.append(np.asarray(col, dtype=np.float64))
                 weights.append(w)
-        f = np.column_stack(cols)
-        sd = f.std(axis=0)
-        sd[sd == 0] = 1.0
-        base = ((f - f.mean(axis=0)) / sd) @ np.asarray(weights)
+        base = standardised(np.column_stack(cols)) @ np.asarray(weights)
         if not (cfg.prev_weight or cfg.next_weight):
             return base
         return base + self._propagate(ids, base)
