@@ -1,7 +1,7 @@
 """Consolidation: clusters of related memories become evidence-backed observations.
 
-A run reads at most ``consolidate_max_units`` units not yet consolidated (oldest first), links
-pairs with cosine >= ``cluster_threshold`` (and the same outcome, so failures stay failures), and:
+A run reads at most ``consolidate_max_units`` units not yet consolidated (oldest first), groups
+units whose every pair has cosine >= ``cluster_threshold`` (and the same outcome, so failures stay failures), and:
 
 * a cluster close to an existing observation supports it (evidence added, confidence up);
 * a cluster of ``min_cluster`` units or more becomes a new observation whose ``evidence_ids`` are
@@ -87,22 +87,28 @@ def grounding_problems(text: str, sources: Sequence[str]) -> list[str]:
 
 
 def _clusters(ids: list[str], vecs: np.ndarray, outcomes: list[Any], threshold: float) -> list[list[int]]:
-    parent = list(range(len(ids)))
+    """Complete-linkage groups: every two members of a group are within ``threshold`` of each other.
 
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    sims = vecs @ vecs.T
-    rows, cols = np.nonzero(np.triu(sims >= threshold, k=1))
-    for i, j in zip(rows.tolist(), cols.tolist()):
-        if outcomes[i] == outcomes[j]:
-            parent[find(i)] = find(j)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(ids)):
-        groups.setdefault(find(i), []).append(i)
+    Single linkage chained a conversation's greetings, thanks and replies into one group of 80 turns
+    (each close to the next, the ends unrelated); a group here is a thing said again, not a drift.
+    """
+    n = len(ids)
+    link = vecs @ vecs.T
+    same = np.asarray([[a == b for b in outcomes] for a in outcomes], dtype=bool)
+    link = np.where(same, link, -np.inf)  # failures stay failures
+    np.fill_diagonal(link, -np.inf)
+    groups: dict[int, list[int]] = {i: [i] for i in range(n)}
+    alive = np.ones(n, dtype=bool)
+    while True:
+        masked = np.where(alive[:, None] & alive[None, :], link, -np.inf)
+        flat = int(masked.argmax())
+        a, b = divmod(flat, n)
+        if masked[a, b] < threshold:
+            break
+        groups[a].extend(groups.pop(b))
+        link[a, :] = link[:, a] = np.minimum(link[a, :], link[b, :])  # complete linkage: the farthest pair
+        link[a, a] = -np.inf
+        alive[b] = False
     return list(groups.values())
 
 

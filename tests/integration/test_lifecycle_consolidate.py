@@ -99,3 +99,28 @@ async def test_aconsolidate(engine):
     await bank.acapture_many([{"text": t, "kind": "experience"} for t in BACKUPS])
     report = await bank.aconsolidate()
     assert len(report.created) == 1
+
+
+def test_a_chain_of_near_neighbours_is_not_one_cluster(tmp_path):
+    # Two tight groups of three (30 degrees across) and a bridge 40 degrees from the nearest member of
+    # each but 70 from the farthest; threshold cos(53 degrees) = 0.6. Linking any close pair would
+    # chain all seven into one observation (as greetings and thanks chained 80 chat turns); a group
+    # holds only units that are all close to each other, so the bridge stays out of both.
+    import math
+
+    from hindsight_core import MemoryEngine
+
+    angles = {"a0": 0, "a1": 15, "a2": 30, "bridge": 70, "b0": 110, "b1": 125, "b2": 140}
+    texts = {name: f"Observation point {name} from the field notes." for name in angles}
+    by_text = {t: math.radians(angles[n]) for n, t in texts.items()}
+
+    def embed(batch):
+        return [[math.cos(by_text.get(t, 3.0)), math.sin(by_text.get(t, 3.0))] for t in batch]
+
+    with MemoryEngine(tmp_path / "store", embedder=embed) as engine:
+        bank = engine.bank("field", lifecycle={"consolidate_every": 0, "cluster_threshold": 0.6})
+        ids = dict(zip(texts, (r.unit_id for r in bank.capture_many(
+            [{"text": t, "kind": "experience", "mentioned_at": T0} for t in texts.values()]))))
+        report = bank.consolidate()
+        groups = sorted(sorted(bank.get(o).evidence_ids) for o in report.created)
+        assert groups == sorted([sorted(ids[n] for n in ("a0", "a1", "a2")), sorted(ids[n] for n in ("b0", "b1", "b2"))])
