@@ -9,6 +9,8 @@ the link kind:
   (from ``IndexedUnit.speaker``, lower-cased);
 * ``u -> u`` edges keyed ``"next"`` between consecutive units (by ``seq``) of the same session;
   units without a session are chained to the previous session-less unit when within 30 minutes;
+  only what was said or done (``world`` and ``experience`` units) is chained: an observation,
+  directive or skill is derived later and is no one's next turn;
 * ``u -> u`` edges added by :meth:`GraphIndex.link` (``"caused_by"``, ``"evidence"``, ``"supersedes"`` ...).
 
 The graph is a pure function of the units and links it holds: adding units in any order (or
@@ -49,6 +51,11 @@ __all__ = ["GraphIndex", "UNIT", "ENTITY"]
 UNIT = "u:"
 ENTITY = "e:"
 _NO_SESSION = "\x00none"
+#: The chain of derived units (observations, directives, skills): held, never linked, so a unit
+#: consolidated after a session's last turn does not become that turn's "next" (neighbour scores and
+#: the context window of the session's next turn read the chain).
+_DERIVED = "\x00derived"
+_TURN_KINDS = frozenset({"world", "experience"})
 # Session-less units said this close together are one sitting of a conversation (the usual 30-minute
 # session timeout); facts captured hours apart are unrelated, and chaining them leaks scores between them.
 _SITTING_GAP = 1_800.0
@@ -116,7 +123,8 @@ class GraphIndex:
         if unit.id in self._nodes:
             self.remove(unit.id)
         self._version += 1
-        chain_key = unit.session_id if unit.session_id is not None else _NO_SESSION
+        chain_key = (_DERIVED if unit.kind not in _TURN_KINDS
+                     else unit.session_id if unit.session_id is not None else _NO_SESSION)
         times = tuple(sorted({unit.mentioned_at, unit.when}))
         self._nodes[unit.id] = (unit.seq, unit.session_id, unit.mentioned_at, chain_key, times)
         for t in times:
@@ -212,7 +220,7 @@ class GraphIndex:
 
     def _chain(self, a: str, b: str) -> None:
         na, nb = self._nodes[a], self._nodes[b]
-        if na[_CHAIN] == _NO_SESSION and abs(nb[_WHEN] - na[_WHEN]) > _SITTING_GAP:
+        if na[_CHAIN] == _DERIVED or (na[_CHAIN] == _NO_SESSION and abs(nb[_WHEN] - na[_WHEN]) > _SITTING_GAP):
             return
         self._next[a] = b
         self._prev[b] = a

@@ -11,8 +11,8 @@ from hindsight_core.storage.graph import GraphIndex
 
 
 def unit(uid: str, seq: int, ents: tuple[str, ...], session: str | None = "s1", speaker: str | None = None,
-         when: float = 0.0) -> IndexedUnit:
-    return IndexedUnit(uid, seq, f"text {uid}", "world", "active", "user", session, None, None, when, ents,
+         when: float = 0.0, kind: str = "world") -> IndexedUnit:
+    return IndexedUnit(uid, seq, f"text {uid}", kind, "active", "user", session, None, None, when, ents,
                        0.5, 1.0, 0.0, speaker=speaker)
 
 
@@ -95,6 +95,22 @@ def test_links_and_neighbours() -> None:
     assert ("a", "evidence", 1.0) in g.links("d")
     assert sorted(g.neighbours("d", None)) == ["a", "e"]
     assert g.session_units("s1") == ["a", "b", "c"]
+
+
+def test_derived_units_are_no_ones_next_turn() -> None:
+    # an observation consolidated from session s1 (seq after its turns) and a session-less skill
+    # within the sitting: neither joins a chain, so the turns stay each other's neighbours
+    derived = [unit("o", 4, ("sweden",), kind="observation"), unit("k", 9, (), session=None, when=300.0, kind="skill"),
+               unit("x", 10, (), session="s1", kind="experience")]
+    for order in (UNITS + derived, derived + UNITS):
+        g = _build(order)
+        assert g.prev_next("o") == (None, None) and g.prev_next("k") == (None, None)
+        assert g.prev_next("c") == ("b", "x")  # the agent's own step is a turn
+        assert g.prev_next("g") == ("f", None)
+        assert g.session_units("s1") == ["a", "b", "c", "x"]
+        assert sorted(g.entity_units("sweden")) == ["a", "b", "o"]  # still found by its entities
+    g.remove("o")
+    assert g.prev_next("c") == ("b", "x")
 
 
 def test_match_entities_finds_lowercase_mentions() -> None:
