@@ -213,7 +213,10 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     attr_ok = verb is None or present(verb, n) or shared_slot or tool or (
         bool(cue) and not other_slot and same_shape(value, o, n))
     o_named_value = any(present(v, o) and v in o.names for v in value)
-    if removed == "named" and (head_ok or sim >= RELATED_MIN_SIM) and (new_value or cue):
+    # without an update cue, a common word near a removal is an idiom as often as a change ("I hate
+    # not being on the court" / "both on and off the court"); a name or a number is not
+    named_is_value = bool(cue) or bool(o.values or o.names)
+    if removed == "named" and (head_ok or sim >= RELATED_MIN_SIM) and (new_value or cue) and named_is_value:
         return "earlier value named as changed", coverage
     if not new_value:
         return None, 0.0

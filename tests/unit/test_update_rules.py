@@ -62,6 +62,21 @@ def test_different_subjects_or_attributes_are_not_updates(older, newer):
     assert judge_update(older, newer, 0.6) is None
 
 
+@pytest.mark.parametrize("older, newer, updates", [
+    # chat turns (LoCoMo): a common word of the earlier turn near "off", "without", "don't", no cue
+    ('John said, "I hate not being on the court."', 'John said, "Thanks! I appreciate your support. It\'s all '
+     'about growing and getting better, both on and off the court. Let\'s keep working hard!"', False),
+    ('Deborah said, " Life can get hectic and it\'s easy to forget about ourselves. "',
+     'Deborah said, "Reach for your goals and don\'t forget to enjoy the journey. "', False),
+    # a name or a number named as what changed needs no cue
+    ("Our go-to Friday lunch spot is Pho Saigon on 5th Street.",
+     "Pho Saigon closed for good, so Fridays we've been doing Bombay Grill and honestly it's better", True),
+    ("Noted: the under-12s need 16 new training bibs.", "miscounted the bibs, we need 20 not 16, two groups of ten", True),
+])
+def test_a_value_named_as_gone_without_a_cue_is_a_name_or_number(older, newer, updates):
+    assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
 def test_strength_prefers_the_named_value():
     newer = "we're off Jira as of Monday, everything lives in Linear now"
     named = update_strength("We track work in Jira.", newer, 0.46)
