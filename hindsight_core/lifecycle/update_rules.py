@@ -126,15 +126,17 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     # The cue may sit in another sentence ("Sorry, my mistake. It's Thursday.").
     best: tuple[str | None, float] = (None, 0.0)
     for sentence in sentences:
-        reason, coverage = _judge_part(older, newer, sentence, update_cue(sentence) or cue, sim)
+        reason, coverage = _judge_part(older, newer, sentence, update_cue(sentence) or cue, sim, part_of_many=True)
         if reason is not None and (best[0] is None or _STRENGTH.get(reason, 0.0) + coverage
                                    > _STRENGTH.get(best[0], 0.0) + best[1]):
             best = (reason, coverage)
     return best
 
 
-def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) -> tuple[str | None, float]:
-    """:func:`_judge` on one stated part of ``newer`` (its look-alike clauses set aside)."""
+def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
+                part_of_many: bool = False) -> tuple[str | None, float]:
+    """:func:`_judge` on one stated part of ``newer`` (its look-alike clauses set aside);
+    ``part_of_many``: the part is one sentence of several."""
     part = without_effective_time(part)  # "as of Monday" says when, not what
     if not part.strip():
         return None, 0.0
@@ -226,7 +228,11 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float) 
     # without a cue, two plain statements of one slot are two attributes as often as a change
     # ("the gym opens at 6:00" / "the gym requires a badge after 8pm"): recall's present-value check
     # answers with the later one when it is one, and the earlier stays active
-    if head_ok and attr_ok and (tool or (cue and (shared_slot or sim >= CLOSE_SIM or whole_subject))):
+    # ``sim`` is the two whole texts' cosine: for one sentence of a longer message (``part_of_many``)
+    # it says little about that sentence ("Memories can give us so much comfort" / a reply's "I have
+    # lots of great memories, like..."), so there closeness counts for a named or numbered value only
+    close = sim >= CLOSE_SIM and (not part_of_many or bool(o.values or o.names))
+    if head_ok and attr_ok and (tool or (cue and (shared_slot or close or whole_subject))):
         return "same attribute, value changed", coverage
     o_nums = {v for v in value if number_like(v)}
     n_nums = [t for t in n.tokens if number_like(t) and not present(t, o)]

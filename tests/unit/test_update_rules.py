@@ -77,6 +77,25 @@ def test_a_value_named_as_gone_without_a_cue_is_a_name_or_number(older, newer, u
     assert (judge_update(older, newer, 0.6) is not None) is updates
 
 
+@pytest.mark.parametrize("older, newer, updates", [
+    # a cue word ("finally", "new") in one sentence of a long chat reply, about a feeling: two turns of
+    # one speaker are close as wholes, which says nothing about that one sentence
+    ('Jolene said, "Memories can give us so much comfort and joy."',
+     'Jolene said, "I have lots of great memories, like our little \'snake adventure\'. She got out and I spent '
+     'hours searching, so relieved when I finally found her snuggling under the bed. It really showed how much I '
+     'love her."', False),
+    ('Sam said, "It\'s tough, but I\'m sticking with it."', 'Sam said, "It\'s tough when your plans get derailed by '
+     'something like this. But hey, sometimes these setbacks lead to new opportunities."', False),
+    # the same route with a named or numbered value still updates
+    ("The billing migration is blocked on the Stripe contract.",
+     "Friday notes. Legal signed the Stripe contract, so the billing migration is now unblocked. Lunch is on me.", True),
+    ("The Helsinki office opens at 8:00.",
+     "Heads up, everyone. The Helsinki office now opens at 9:00. Badge readers were updated.", True),
+])
+def test_one_sentence_of_a_long_message_needs_a_concrete_value_to_match_by_closeness(older, newer, updates):
+    assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
 def test_strength_prefers_the_named_value():
     newer = "we're off Jira as of Monday, everything lives in Linear now"
     named = update_strength("We track work in Jira.", newer, 0.46)
