@@ -91,24 +91,34 @@ def _clusters(ids: list[str], vecs: np.ndarray, outcomes: list[Any], threshold: 
 
     Single linkage chained a conversation's greetings, thanks and replies into one group of 80 turns
     (each close to the next, the ends unrelated); a group here is a thing said again, not a drift.
+    The closest two groups merge first; each row keeps its best partner, recomputed only when that
+    partner merges (a merge only lowers links), so a run costs about O(n^2), not O(n^3).
     """
     n = len(ids)
-    link = vecs @ vecs.T
-    same = np.asarray([[a == b for b in outcomes] for a in outcomes], dtype=bool)
-    link = np.where(same, link, -np.inf)  # failures stay failures
+    if n < 2:
+        return [[i] for i in range(n)]
+    kinds = np.empty(n, dtype=object)
+    kinds[:] = outcomes
+    link = np.where(kinds[:, None] == kinds[None, :], vecs @ vecs.T, -np.inf)  # failures stay failures
     np.fill_diagonal(link, -np.inf)
     groups: dict[int, list[int]] = {i: [i] for i in range(n)}
-    alive = np.ones(n, dtype=bool)
+    partner = link.argmax(axis=1)
+    best = link[np.arange(n), partner]
     while True:
-        masked = np.where(alive[:, None] & alive[None, :], link, -np.inf)
-        flat = int(masked.argmax())
-        a, b = divmod(flat, n)
-        if masked[a, b] < threshold:
+        a = int(best.argmax())
+        if not best[a] >= threshold:
             break
+        b = int(partner[a])
         groups[a].extend(groups.pop(b))
-        link[a, :] = link[:, a] = np.minimum(link[a, :], link[b, :])  # complete linkage: the farthest pair
+        merged = np.minimum(link[a], link[b])  # complete linkage: the farthest pair
+        link[a], link[:, a] = merged, merged
         link[a, a] = -np.inf
-        alive[b] = False
+        link[b], link[:, b] = -np.inf, -np.inf
+        best[b] = -np.inf
+        for row in [a, *np.flatnonzero((partner == a) | (partner == b)).tolist()]:
+            if row != b:
+                partner[row] = link[row].argmax()
+                best[row] = link[row, partner[row]]
     return list(groups.values())
 
 
