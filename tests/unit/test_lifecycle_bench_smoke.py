@@ -26,8 +26,8 @@ def test_lifecycle_benchmark_smoke(tmp_path):
         loc = res["locomo"]
         # 15 questions: one evidence turn swapping places at rank 10 moves the mean by 3-7 points
         # either way, so the smoke allows one question's worth; consolidation's cost is measured by
-        # the full run over all 1,982 questions (README, lifecycle section)
-        assert loc["recall@10_after"] >= loc["recall@10_before"] - 100 / loc["questions"]
+        # the full run over all 1,982 questions (README, lifecycle section); the report rounds to 0.01
+        assert loc["recall@10_after"] >= loc["recall@10_before"] - 100 / loc["questions"] - 0.01
 
 
 def test_update_stream_is_deterministic_and_time_ordered():
