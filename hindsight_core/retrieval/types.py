@@ -17,7 +17,11 @@ if TYPE_CHECKING:
     from hindsight_core.storage.graph import GraphIndex
     from hindsight_core.storage.keyword import KeywordIndex
 
-__all__ = ["IndexedUnit", "BankIndex", "RetrievalRequest", "Candidate"]
+__all__ = ["IndexedUnit", "BankIndex", "RetrievalRequest", "Candidate", "TURN_KINDS"]
+
+#: Kinds that record what was said or done; the others (observation, directive, skill) are derived
+#: from them later and are no one's turn in a conversation.
+TURN_KINDS = frozenset({"world", "experience"})
 
 
 @dataclass(slots=True)
@@ -47,6 +51,11 @@ class IndexedUnit:
     @property
     def when(self) -> float:
         return self.occurred_at if self.occurred_at is not None else self.mentioned_at
+
+    @property
+    def is_turn(self) -> bool:
+        """Said or done (:data:`TURN_KINDS`), not derived later."""
+        return self.kind in TURN_KINDS
 
 
 class BankIndex(Protocol):

@@ -55,7 +55,6 @@ _NO_SESSION = "\x00none"
 #: consolidated after a session's last turn does not become that turn's "next" (neighbour scores and
 #: the context window of the session's next turn read the chain).
 _DERIVED = "\x00derived"
-_TURN_KINDS = frozenset({"world", "experience"})
 # Session-less units said this close together are one sitting of a conversation (the usual 30-minute
 # session timeout); facts captured hours apart are unrelated, and chaining them leaks scores between them.
 _SITTING_GAP = 1_800.0
@@ -123,7 +122,7 @@ class GraphIndex:
         if unit.id in self._nodes:
             self.remove(unit.id)
         self._version += 1
-        chain_key = (_DERIVED if unit.kind not in _TURN_KINDS
+        chain_key = (_DERIVED if not unit.is_turn
                      else unit.session_id if unit.session_id is not None else _NO_SESSION)
         times = tuple(sorted({unit.mentioned_at, unit.when}))
         self._nodes[unit.id] = (unit.seq, unit.session_id, unit.mentioned_at, chain_key, times)

@@ -192,3 +192,20 @@ def test_speaker_channel_ranks_the_named_persons_turns_by_the_questions_other_wo
     assert not any(name == "speaker" for c in one for name, _, _ in c.channels)  # one thing asked: no channel
     plain = retrieve(_req(listing, k=6), index, RecallConfig())[0]
     assert not any(name == "speaker" for c in plain for name, _, _ in c.channels)  # off by default
+
+
+def test_derived_units_take_no_turns_place_in_a_channel(index: InMemoryBankIndex) -> None:
+    # extractive observations repeat a turn word for word; with n = 2 they would fill the channel
+    text = "I researched adoption agencies in Sweden."
+    for n, copy in enumerate(("observation", "skill")):
+        idx_unit = IndexedUnit(f"o{n}", 10 + n, text, copy, "active", "agent", None, None, None, NOW,
+                               extract_entities(text), 0.5, 0.9, 0.0, evidence_ids=("t2",))
+        index.add(idx_unit, _vec(text))
+    query = "adoption agencies Sweden"
+    for hits in (ch.dense_channel(_vec(query), index, 2), ch.keyword_channel(query, index, 2)):
+        ids = [uid for uid, _ in hits]
+        turns = [uid for uid in ids if uid.startswith("t")]
+        assert len(turns) == 2 and "t2" in turns and {"o0", "o1"} <= set(ids)
+        scores = [s for _, s in hits]
+        assert scores == sorted(scores, reverse=True)
+    assert ch.dense_channel(_vec(query), index, 0) == []
