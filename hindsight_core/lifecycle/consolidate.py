@@ -115,7 +115,7 @@ def _clusters(ids: list[str], vecs: np.ndarray, outcomes: list[Any], threshold: 
         link[a, a] = -np.inf
         link[b], link[:, b] = -np.inf, -np.inf
         best[b] = -np.inf
-        for row in [a, *np.flatnonzero((partner == a) | (partner == b)).tolist()]:
+        for row in np.flatnonzero((partner == a) | (partner == b)).tolist():  # a's partner was b: a is here
             if row != b:
                 partner[row] = link[row].argmax()
                 best[row] = link[row, partner[row]]

@@ -215,10 +215,11 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     attr_ok = verb is None or present(verb, n) or shared_slot or tool or (
         bool(cue) and not other_slot and same_shape(value, o, n))
     o_named_value = any(present(v, o) and v in o.names for v in value)
+    # the earlier statement holds a name or a number: two guards below ask it of chat-like pairs
+    concrete = bool(o.values or o.names)
     # without an update cue, a common word near a removal is an idiom as often as a change ("I hate
     # not being on the court" / "both on and off the court"); a name or a number is not
-    named_is_value = bool(cue) or bool(o.values or o.names)
-    if removed == "named" and (head_ok or sim >= RELATED_MIN_SIM) and (new_value or cue) and named_is_value:
+    if removed == "named" and (head_ok or sim >= RELATED_MIN_SIM) and (new_value or cue) and (cue or concrete):
         return "earlier value named as changed", coverage
     if not new_value:
         return None, 0.0
@@ -231,7 +232,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     # ``sim`` is the two whole texts' cosine: for one sentence of a longer message (``part_of_many``)
     # it says little about that sentence ("Memories can give us so much comfort" / a reply's "I have
     # lots of great memories, like..."), so there closeness counts for a named or numbered value only
-    close = sim >= CLOSE_SIM and (not part_of_many or bool(o.values or o.names))
+    close = sim >= CLOSE_SIM and (not part_of_many or concrete)
     if head_ok and attr_ok and (tool or (cue and (shared_slot or close or whole_subject))):
         return "same attribute, value changed", coverage
     o_nums = {v for v in value if number_like(v)}

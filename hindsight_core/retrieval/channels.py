@@ -71,6 +71,8 @@ def keyword_channel(query: str, index: "BankIndex", n: int, archived: bool = Fal
     index with an archived tier searches it only when ``archived``.
     ``extra_terms`` (stem -> query weight, :mod:`~hindsight_core.retrieval.expansion`) join the
     query's own terms, which keep their weight (hot units only: not with ``archived``)."""
+    fetch = 2 * n  # derived units ride along (_n_turns)
+    search = getattr(index, "keyword_search", None)
     if extra_terms and not archived:
         kw = index.keyword
         words = tokenize(query)
@@ -79,11 +81,12 @@ def keyword_channel(query: str, index: "BankIndex", n: int, archived: bool = Fal
             qtf[tok] = qtf.get(tok, 0.0) + 1.0
         for term, w in extra_terms.items():
             qtf.setdefault(term, w)
-        return _n_turns(_in_stable_order(kw.search_terms(qtf, 2 * n, ties=True), index, 2 * n), index, n)
-    search = getattr(index, "keyword_search", None)
-    if search is not None:
-        return _n_turns(_in_stable_order(search(query, 2 * n, archived=archived, ties=True), index, 2 * n), index, n)
-    return _n_turns(_in_stable_order(index.keyword.search(query, 2 * n, ties=True), index, 2 * n), index, n)
+        hits = kw.search_terms(qtf, fetch, ties=True)
+    elif search is not None:
+        hits = search(query, fetch, archived=archived, ties=True)
+    else:
+        hits = index.keyword.search(query, fetch, ties=True)
+    return _n_turns(_in_stable_order(hits, index, fetch), index, n)
 
 
 def _n_turns(hits: Sequence[tuple[str, float]], index: "BankIndex", n: int) -> list[tuple[str, float]]:
