@@ -32,11 +32,13 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import logging
 import threading
 import warnings
 import weakref
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -232,8 +234,10 @@ def _trace(model: Any, kind: str) -> Forward | None:
         eager = (_Padded if kind == "padded" else _Packed)(model[0].auto_model)
         module = _as_module(eager)
         example = _probe(model, kind)
-        with torch.inference_mode(), warnings.catch_warnings():
-            # deprecation notices and the tracer's "might be incorrect" hints, answered by the probe check
+        with torch.inference_mode(), warnings.catch_warnings(), _quiet("transformers.modeling_utils"):
+            # deprecation notices and the tracer's "might be incorrect" hints, answered by the probe check;
+            # the tracer's scan of every attribute reads transformers' `loss_function`, which logs
+            # "`loss_type=None` ... unrecognized" (transformers 5): no loss is ever computed here
             warnings.simplefilter("ignore")
             graph = torch.jit.trace(module, example, check_trace=False)
             other = _probe_variant(model, example, kind)
@@ -243,6 +247,18 @@ def _trace(model: Any, kind: str) -> Forward | None:
     except Exception:  # noqa: BLE001 - any trouble: the eager model, as before
         return None
     return graph
+
+
+@contextlib.contextmanager
+def _quiet(logger_name: str) -> Iterator[None]:
+    """The named logger silenced below errors for the block, then restored."""
+    logger = logging.getLogger(logger_name)
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _probe_variant(model: Any, example: tuple[Any, ...], kind: str) -> tuple[Any, ...]:

@@ -135,3 +135,24 @@ def test_threads_sharing_a_graph_each_get_their_own_vectors(model, from_threads)
     alone = [encode_padded(model, texts) for texts in calls]
     together = from_threads(lambda texts: encode_padded(model, texts), calls)
     assert all(np.array_equal(a, b) for a, b in zip(together, alone))
+
+
+def test_tracing_logs_no_loss_warning(model) -> None:
+    """The tracer reads every attribute of the model; transformers 5 logs a loss warning when its
+    `loss_function` is read (no loss is computed here), which reached every user's console."""
+    import logging
+
+    once = getattr(logging.Logger.warning_once, "cache_clear", None)  # transformers' warn-once cache
+    if once is not None:
+        once()
+    logged: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: logged.append(record.getMessage())  # type: ignore[method-assign]
+    logger = logging.getLogger("transformers.modeling_utils")
+    logger.addHandler(handler)
+    try:
+        assert _traced_bert._trace(model, "padded") is not None
+    finally:
+        logger.removeHandler(handler)
+    assert not [m for m in logged if "loss_type" in m]
+    assert logger.level == logging.NOTSET  # restored
