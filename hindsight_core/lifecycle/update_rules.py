@@ -53,6 +53,9 @@ __all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record",
 
 #: Share of the earlier statement's key words the later text must repeat to be about the same key.
 KEY_COVERAGE = 0.5
+#: Content words from which an earlier statement with no subject and no attribute verb is a remark or
+#: a story, not one attribute's value (no update of the sets' 1,313 has one this long).
+LONG_KEYLESS = 9
 #: Attributes that hold several values at once: a new one replaces nothing without a replace cue.
 _MULTI = re.compile(r"\b(likes?|loves?|enjoys?|into|fan of|also)\b", re.I)
 _REPLACE_CUE = re.compile(r"\b(instead|no longer|anymore|any more|not \w+ any ?more|gone off|switch\w*|replac\w*|"
@@ -114,6 +117,9 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     o = read(older)
     if not is_atomic(older, o):  # checked first: on chat, three in four pairs stop here
         return None, 0.0  # a multi-sentence turn, a long story or a dated event is not one belief with one value
+    subject, verb, value = key_and_value(older)
+    if not subject and verb is None and len(value) >= LONG_KEYLESS:
+        return None, 0.0  # no subject or attribute to update: a remark ("gonna chat with local leaders, ...")
     if denies(newer):
         return None, 0.0
     stated = assertive_part(newer, relations(older))

@@ -96,6 +96,27 @@ def test_one_sentence_of_a_long_message_needs_a_concrete_value_to_match_by_close
     assert (judge_update(older, newer, 0.6) is not None) is updates
 
 
+@pytest.mark.parametrize("older, newer, sim, updates", [
+    # no subject and no attribute verb, nine or more content words: a plan or a story, not one value
+    ('Sam said, "I\'m gonna ask the doc about a balanced diet plan and getting advice on low-impact exercises, '
+     'given my current situation."', 'Sam said, "Hey Evan, haven\'t found any exercises I like. But lately, I\'ve '
+     'been on a few car rides. Helps me chill and enjoy the view."', 0.49, False),
+    ('Nate said, "I was bored today, so I just took my turtles out for a walk." and shared a photography of two '
+     'turtles sitting on a log in a pond', 'Nate said, "These critters make me appreciate life\'s little joys. And '
+     'guess what? I got them a new friend!" and shared a photo of three turtles sitting', 0.69, False),
+    # "keep" + a gerund or "me" is how one does something, not an attribute kept: "keep dreaming"
+    ('John said, "I\'ve been reading this inspiring book, it reminds me to keep dreaming."',
+     'John said, "Thanks! They really do. I want to keep reaching for new goals."', 0.58, False),
+    # a kept thing and its place, or a kept amount, still have a value that changes
+    ("We keep the camping gear in storage unit 114 at Box-It on Route 9.",
+     "we moved the camping gear out of unit 114, it's in the garage now", 0.6, True),
+    ("Caf\u00e9 keeps 24 cases of oat milk as par stock.",
+     "oat milk par: was 24 cases, now 36 cs \u2014 it's flying out since the new menu", 0.6, True),
+])
+def test_a_remark_with_no_attribute_is_not_updated(older, newer, sim, updates):
+    assert (judge_update(older, newer, sim) is not None) is updates
+
+
 def test_strength_prefers_the_named_value():
     newer = "we're off Jira as of Monday, everything lives in Linear now"
     named = update_strength("We track work in Jira.", newer, 0.46)
