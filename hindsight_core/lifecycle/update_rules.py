@@ -54,7 +54,8 @@ __all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record",
 #: Share of the earlier statement's key words the later text must repeat to be about the same key.
 KEY_COVERAGE = 0.5
 #: Content words from which an earlier statement with no subject and no attribute verb is a remark or
-#: a story, not one attribute's value (no update of the sets' 1,313 has one this long).
+#: a story, not one attribute's value (of the update sets' 1,313 updates, one has such an earlier
+#: statement, and the rules did not find that update before this check either).
 LONG_KEYLESS = 9
 #: Attributes that hold several values at once: a new one replaces nothing without a replace cue.
 _MULTI = re.compile(r"\b(likes?|loves?|enjoys?|into|fan of|also)\b", re.I)
