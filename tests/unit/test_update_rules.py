@@ -107,6 +107,9 @@ def test_one_sentence_of_a_long_message_needs_a_concrete_value_to_match_by_close
     # "keep" + a gerund or "me" is how one does something, not an attribute kept: "keep dreaming"
     ('John said, "I\'ve been reading this inspiring book, it reminds me to keep dreaming."',
      'John said, "Thanks! They really do. I want to keep reaching for new goals."', 0.58, False),
+    # "keep you posted" is a promise to tell, not a kept value
+    ('Jolene said, "I\'ll keep you posted if I decide to go there."',
+     'Jolene said, "Let\'s find a time to chat - I\'ll check my schedule and get back to you."', 0.67, False),
     # a kept thing and its place, or a kept amount, still have a value that changes
     ("We keep the camping gear in storage unit 114 at Box-It on Route 9.",
      "we moved the camping gear out of unit 114, it's in the garage now", 0.6, True),
