@@ -324,6 +324,12 @@ def _best_slot_candidate(unit: MemoryUnit, cands: list[tuple[float, str, int | N
     return best[1]
 
 
+def _other_speakers(one: str | None, other: str | None) -> bool:
+    """Two statements by different named speakers: neither updates the other (each person's facts are
+    their own), so such pairs are not judged at all; nor do they compete for a message's one slot update."""
+    return one is not None and other is not None and one != other
+
+
 def _ts(unit: MemoryUnit) -> float:
     """When a statement was made: the later *statement* wins, whatever past date it mentions
     ("Marcus left last month" said today updates what was said three weeks ago)."""
@@ -370,7 +376,10 @@ def supersede_on_capture(
         close = [(i, sim) for i, sim in near.get(units[n].id, []) if sim >= gate or (i in index.units and (
             (sim >= _ANCHORED_MIN_SIM and anchored_change(index.units[i].text, units[n].text))
             or (foreign and linked_across_languages(index.units[i].text, units[n].text))))]
-        stored_cands[units[n].id] = _with_entity_neighbours(index, units[n], vecs[row], close, foreign)
+        speaker = units[n].speaker
+        stored_cands[units[n].id] = [  # another speaker's statement is theirs to update, never this one's
+            (i, sim) for i, sim in _with_entity_neighbours(index, units[n], vecs[row], close, foreign)
+            if not _other_speakers(speaker, index.units[i].speaker if i in index.units else None)]
     fetch: set[str] = set()  # stored beliefs that may be updated: only these are read in full
     for n in todo:
         text, when = units[n].text, _ts(units[n])
@@ -397,16 +406,14 @@ def supersede_on_capture(
             sims = vecs[:row] @ vecs[row]
             for col in np.argsort(-sims, kind="stable")[:_BATCH_NEIGHBOURS]:
                 q = todo[col]
-                if sims[col] >= gate and units[q].status is MemoryStatus.ACTIVE:
+                if (sims[col] >= gate and units[q].status is MemoryStatus.ACTIVE
+                        and not _other_speakers(speaker, units[q].speaker)):
                     cands.append((float(sims[col]), units[q].id, q))
         cands.sort(key=lambda c: -c[0])
         best_slot = _best_slot_candidate(units[pos], cands, units, stored, loaded)
         for sim, uid, q in cands:
             other = units[q] if q is not None else stored.get(uid, loaded[uid])
             if other.status is not MemoryStatus.ACTIVE or units[pos].status is not MemoryStatus.ACTIVE:
-                continue
-            other_speaker = other.speaker
-            if speaker is not None and other_speaker is not None and speaker != other_speaker:
                 continue
             dated = bool(other.time_refs and units[pos].time_refs and other.occurred_at and units[pos].occurred_at
                          and other.occurred_at.date() != units[pos].occurred_at.date())

@@ -160,6 +160,19 @@ def test_a_chat_reply_does_not_retire_the_turn_before_it(engine):
     assert new.supersedes == (old.unit_id,)
 
 
+def test_another_speakers_statement_does_not_take_the_update(engine):
+    """A message updates one earlier fact, its best candidate; another speaker's statement of the same
+    thing is theirs, so it is neither superseded nor allowed to take that place from the speaker's own."""
+    bank = engine.bank("two-speakers")
+    own = bank.capture("The standup is at 9:30.", mentioned_at=T0, metadata={"speaker": "Ana"})
+    theirs = bank.capture("The team standup is at 9:30 every day.", mentioned_at=T0 + timedelta(days=1),
+                          metadata={"speaker": "Ben"})
+    update = bank.capture("The team standup moved to 10:15 every day.", mentioned_at=T0 + timedelta(days=3),
+                          metadata={"speaker": "Ana"})
+    assert update.supersedes == (own.unit_id,)
+    assert bank.get(theirs.unit_id).status is MemoryStatus.ACTIVE
+
+
 def test_current_value_of_a_subject_with_near_namesakes(engine):
     """"Where does the catalog service store its data now?" must find the catalog *service*'s current
     store, although the catalog *api*'s update uses the question's very words ("stores its data")."""
