@@ -32,7 +32,7 @@ MAIN_VERB = re.compile(
     r"\b(is|are|was|were|'re|'m|am|has|have|runs?|lives?|listens?|leads?|uses?|takes?|prefers?|likes?|loves?|meets?|"
     r"sits?|ships?|costs?|gets?|eats?|sleeps?|works?|reads?|parks?|expires?|kicks?|starts?|happens?|coordinates?|"
     r"handles?|builds?|deploys?|pays?|do|does|drinks?|goes|go|serves?|stays?|lands?|volunteers?|owns?|"
-    r"(?:keeps?|kept)(?!\s+(?:\w+ing|me|us|you)\b)|"  # not "keep dreaming", "keeps me motivated": how, not what
+    r"(?:keeps?|kept)(?!\s+(?:\w+ing|me|us|you)\b)|"  # "keep dreaming", "keeps me going", "keep you posted": how, not what
     r"manages?|reports?|sends?|wants?|needs?|holds?|tops?|terminates?|stores?|hosts?|sync|syncs|arrives?|ends?|"
     r"closes?|opens?|teaches|attends?|plays?|drives?|rides?|owned|managed|led|held|located|based|called|named|"
     r"scheduled|set|due|booked|puts?|writes?|sees|visits?|walks?|feeds?|bills?|charges?|points?|speaks?)\b|:", re.I)
