@@ -24,8 +24,8 @@ from hindsight_core.models import SCHEMA_VERSION, MemoryUnit
 from hindsight_core.retrieval.context import CONTEXT_KEY, decode_vector
 from hindsight_core.retrieval.types import IndexedUnit
 
-__all__ = ["to_record", "from_record", "to_indexed", "ts", "from_ts", "migrate_library_keys", "LIBRARY_FIELDS",
-           "MIGRATED_VERSIONS"]
+__all__ = ["to_record", "from_record", "to_indexed", "whole", "ts", "from_ts", "migrate_library_keys",
+           "LIBRARY_FIELDS", "MIGRATED_VERSIONS"]
 
 _JSON_FIELDS = ("entities", "evidence_ids", "metadata", "gate_reasons", "flags", "time_refs", "mentions",
                 "episode", "lesson", "skill", "digest", "consolidated")
@@ -67,6 +67,18 @@ def to_record(unit: MemoryUnit, seq: int) -> tuple[str, str, dict[str, Any]]:
         else:
             meta[key] = value
     return unit.id, unit.text, meta
+
+
+#: Every key :func:`to_record` may write (record-only keys and the unit's fields as stored).
+_RECORD_KEYS = frozenset({"seq", CONTEXT_KEY} | {LIBRARY_FIELDS.get(name, name) for name in MemoryUnit.model_fields
+                                                 if name not in ("id", "text")})
+
+
+def whole(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """``meta`` with every other record key set to None. Chroma merges the metadata of an update or an
+    upsert into what is stored (a key set to None is removed), so a record written over another one,
+    or put back by an undo, takes this form or keeps the other's fields that ``meta`` lacks."""
+    return {**dict.fromkeys(_RECORD_KEYS - meta.keys()), **meta}
 
 
 def _check_version(meta: Mapping[str, Any], unit_id: str) -> None:

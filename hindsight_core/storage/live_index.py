@@ -357,9 +357,10 @@ class LiveIndex:
             if source_id in self.units:
                 self.graph.link(unit.id, source_id, "evidence")
 
-    def replace(self, unit: IndexedUnit) -> None:
-        """Metadata changed (status, confidence...): the text and vector stay."""
-        vector = self.vectors([unit.id])[0]
+    def replace(self, unit: IndexedUnit, *, vector: np.ndarray | None = None) -> None:
+        """Metadata changed (status, confidence...): the vector stays, unless ``vector`` is given (an
+        undo puts a rewritten unit back)."""
+        vector = self.vectors([unit.id])[0] if vector is None else np.asarray(vector, dtype=np.float32)
         before = self.units.get(unit.id)
         if unit.context is None and before is not None:  # a metadata rewrite keeps the context window
             unit.context = before.context

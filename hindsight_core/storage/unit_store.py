@@ -46,7 +46,7 @@ from hindsight_core.errors import InvalidInputError, NotFoundError, StorageError
 from hindsight_core.models import MemoryStatus, MemoryUnit
 from hindsight_core.read_priority import MAX_DEFER_S, ReadPriority
 from hindsight_core.retrieval.context import CONTEXT_KEY, encode_vector
-from hindsight_core.storage.codec import from_record, to_indexed, to_record
+from hindsight_core.storage.codec import from_record, to_indexed, to_record, whole
 from hindsight_core.storage.live_index import LiveIndex
 from hindsight_core.storage.rwlock import holds_a_bank_lock
 
@@ -93,7 +93,7 @@ class Journal:
     """What one write call changed, so a failure can take it back (see :meth:`UnitStore.undo`)."""
 
     added: dict[str, None]  # new unit ids, in write order (a dict: O(1) membership for big batches)
-    changed: dict[str, tuple[str, dict[str, Any]]]  # unit id -> its record before the call
+    changed: dict[str, tuple[str | None, dict[str, Any], Any]]  # unit id -> its record and vector before the call
 
     @classmethod
     def empty(cls) -> "Journal":
@@ -309,7 +309,9 @@ class UnitStore:
             # wait for it; the new units join the index only after it.
             untouched = index.write_base == index.revision
             with index.lock.admit_readers(MAX_DEFER_S) if untouched else contextlib.nullcontext():
-                index.store.upsert(index.collection, ids, [r[1] for r in records], [r[2] for r in records],
+                # a record written over a stored one: none of the stored one's fields may survive the merge
+                index.store.upsert(index.collection, ids, [r[1] for r in records],
+                                   [whole(r[2]) if r[0] in index.units else r[2] for r in records],
                                    np.stack([np.asarray(v, dtype=np.float32) for _, v in units]))
             for (unit_id, doc, meta), (_, vec) in zip(records, units):
                 index.add(to_indexed(unit_id, doc, meta), vec)
@@ -371,7 +373,7 @@ class UnitStore:
         with self.write(create=True) as index:
             records = [to_record(u, index.take_seq()) for u in units]
             index.store.upsert(index.collection, [r[0] for r in records], [r[1] for r in records],
-                               [r[2] for r in records], np.asarray(vectors, dtype=np.float32))
+                               [whole(r[2]) for r in records], np.asarray(vectors, dtype=np.float32))
 
     def records(self, unit_ids: Sequence[str]) -> dict[str, tuple[str, dict[str, Any], Any]]:
         """The stored records ``{id: (document, fields, vector)}`` of the units among ``unit_ids``, as
@@ -388,7 +390,7 @@ class UnitStore:
             return
         ids = list(records)
         with self.write(create=True) as index:
-            index.store.upsert(index.collection, ids, [records[i][0] for i in ids], [records[i][1] for i in ids],
+            index.store.upsert(index.collection, ids, [records[i][0] for i in ids], [whole(records[i][1]) for i in ids],
                                np.asarray([records[i][2] for i in ids], dtype=np.float32))
         self.forget()
 
@@ -416,10 +418,10 @@ class UnitStore:
     def _remember(index: LiveIndex, journal: Journal, ids: list[str]) -> None:
         todo = [i for i in ids if i not in journal.changed and i not in journal.added]
         if todo:
-            before = index.store.get(index.collection, todo)
+            before = index.store.get(index.collection, todo, embeddings=True)  # a rewrite changes the vector
             for unit_id in todo:
                 if unit_id in before:
-                    journal.changed[unit_id] = (before[unit_id][0], before[unit_id][1])
+                    journal.changed[unit_id] = before[unit_id]
 
     def _undo(self, index: LiveIndex, journal: Journal, exc: BaseException) -> None:
         """Take back what a failed transaction wrote (write lock held). If the store refuses even the
@@ -433,10 +435,11 @@ class UnitStore:
                     index.remove(unit_id)
             if journal.changed:
                 ids = list(journal.changed)
-                index.store.update_metadata(index.collection, ids, [journal.changed[i][1] for i in ids])
-                for unit_id in ids:
-                    doc, meta = journal.changed[unit_id]
-                    index.replace(to_indexed(unit_id, doc, meta))
+                before = [journal.changed[i] for i in ids]
+                index.store.upsert(index.collection, ids, [b[0] for b in before], [whole(b[1]) for b in before],
+                                   np.asarray([b[2] for b in before], dtype=np.float32))
+                for unit_id, (doc, meta, vector) in zip(ids, before):
+                    index.replace(to_indexed(unit_id, doc, meta), vector=vector)
         except Exception as undo_exc:  # noqa: BLE001 - the store refuses even the undo (full disk)
             log.error("undo of a failed write to bank %s failed (%s); reloading it from Chroma", self.id, undo_exc)
             try:

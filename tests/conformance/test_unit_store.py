@@ -138,3 +138,36 @@ def test_writes_take_turns_unless_a_server_has_no_recall_to_protect(backend, ban
             bank.capture("Carol started a pottery class on Tuesdays.")
         assert reads.late_turns == (1 if server else 2)
     assert bank.count() == 3
+
+
+def test_an_undo_removes_fields_the_failed_call_set(backend, bank_ids):
+    # Chroma merges metadata: a field the failed call set, absent (None) before, must be removed again
+    engine = backend()
+    store = engine.bank(bank_ids("tx-none")).store
+    kept = _unit(store.id, "The VPN gateway is vpn-2.")
+    _put(store, kept)
+    when = datetime(2025, 1, 2, tzinfo=timezone.utc)
+    with pytest.raises(RuntimeError, match="injected"):
+        with store.transaction():
+            store.update(kept.model_copy(update={"status": MemoryStatus.SUPERSEDED, "superseded_by": "other",
+                                                 "valid_to": when}))
+            raise RuntimeError("injected")
+    again = store.get(kept.id)
+    assert (again.status, again.superseded_by, again.valid_to) == (MemoryStatus.ACTIVE, None, None)
+    if not backend.kind.startswith("memory"):  # another engine reads what Chroma holds
+        reread = backend().bank(store.id).store.get(kept.id)
+        assert (reread.status, reread.superseded_by, reread.valid_to) == (MemoryStatus.ACTIVE, None, None)
+
+
+def test_an_undone_rewrite_keeps_the_old_text(backend, bank_ids):
+    engine = backend()
+    store = engine.bank(bank_ids("tx-text")).store
+    kept = _unit(store.id, "The VPN gateway is vpn-2.")
+    _put(store, kept)
+    with pytest.raises(RuntimeError, match="injected"):
+        with store.transaction():
+            _put(store, kept.model_copy(update={"text": "The VPN gateway is vpn-9."}))
+            raise RuntimeError("injected")
+    assert store.get(kept.id).text == "The VPN gateway is vpn-2."
+    with store.read() as index:
+        assert index.units[kept.id].text == "The VPN gateway is vpn-2."
