@@ -107,6 +107,7 @@ _PATTERNS: list[tuple[str, str]] = [
 _MASTER = re.compile("|".join(f"(?P<{name}>{pat})" for name, pat in _PATTERNS), re.IGNORECASE * 0)
 _CASELESS = {"exit", "keyed_number", "quantity"}
 _CASELESS_RE = re.compile("|".join(f"(?P<{n}>{p})" for n, p in _PATTERNS if n in _CASELESS), re.IGNORECASE)
+_TRAILING_DROPPED = COMMON_WORDS | {"of", "the", "and", "de", "la"}  # "Bank of" -> "bank"
 _SENTENCE_END = re.compile(r"(?:^|[.!?:;\n\"“(\[]|\s-\s)\s*$")
 _SPACE = re.compile(r"\s+")
 
@@ -152,7 +153,7 @@ def _clean_name(text: str, start: int, words: list[str], *, first: bool = True) 
         len(words) > 1 and words[0].lower() in _NAME_OPENERS
     ):
         dropped.append(words.pop(0).lower())
-    while words and words[-1].lower() in COMMON_WORDS | {"of", "the", "and", "de", "la"}:
+    while words and words[-1].lower() in _TRAILING_DROPPED:
         words.pop()
     please = (dropped[-1:] == ["please"]) or (not dropped and text[max(0, start - 8):start].lower().rstrip().endswith("please"))
     if first and words and please:

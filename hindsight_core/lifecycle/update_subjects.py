@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from hindsight_core.lifecycle.slots import Reading, STOP, content, same_word
 from hindsight_core.lifecycle.update_cues import update_cue
@@ -108,6 +109,13 @@ def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[
     return False
 
 
+@lru_cache(maxsize=4096)
+def _whole_word(word: str) -> re.Pattern[str]:
+    """``word`` as a whole word, any case (compiled once: ``re``'s own cache of 512 patterns overflows
+    on a long import, and recompiling cost more than the matching)."""
+    return re.compile(rf"\b{re.escape(word)}\b", re.I)
+
+
 def _other_head_before_verb(older: str, newer: str, head: str) -> bool:
     """``head``, the word right before the earlier statement's main verb, is gone and another noun
     stands right before that verb in the later text ("My *laptop* has 16GB" / "my work *desktop* has 64GB")."""
@@ -118,7 +126,7 @@ def _other_head_before_verb(older: str, newer: str, head: str) -> bool:
     if not before or before[-1] != head:
         return False
     verb = m.group(0).lower()
-    for n in re.finditer(rf"\b{re.escape(verb)}\b", newer, re.I):
+    for n in _whole_word(verb).finditer(newer):
         prev = raw_words(newer[: n.start()])
         if prev and _new_subject_word(prev[-1], raw_words(older)):
             return True
@@ -155,7 +163,7 @@ def _instance_word(word: str, text: str) -> bool:
     anywhere but at the start of ``text``."""
     if word in _INSTANCE_WORDS:
         return True
-    for m in re.finditer(rf"\b{re.escape(word)}\b", text, re.I):
+    for m in _whole_word(word).finditer(text):
         raw = m.group(0)
         if raw.isupper() and len(raw) > 1 or (raw[0].isupper() and text[:m.start()].strip()):
             return True
@@ -231,7 +239,7 @@ def _another_named_owner(older: str, newer: str, heads: tuple[str, ...]) -> bool
     newer_low = newer.lower()
     for m in _NAMED_OWNER.finditer(older):
         owner, thing = m.group(1).lower(), stem_word(m.group(2).lower())
-        if not any(same_word(thing, h) for h in heads) or re.search(rf"\b{re.escape(owner)}\b", newer_low):
+        if not any(same_word(thing, h) for h in heads) or _whole_word(owner).search(newer_low):
             continue
         for t in _THEIRS.finditer(newer):
             other = t.group(1).lower().replace("’", "'")
