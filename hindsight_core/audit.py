@@ -50,7 +50,7 @@ from hindsight_core.lifecycle.gate import looks_like_instruction
 from hindsight_core.lifecycle.injection import injection_reasons
 from hindsight_core.lifecycle.pii import redact, redact_value
 from hindsight_core.models import Flag, MemoryKind, MemoryStatus, MemoryUnit, Source
-from hindsight_core.storage.codec import from_record
+from hindsight_core.storage.codec import from_record, record_text
 
 if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
@@ -121,16 +121,17 @@ def audit_bank(
         findings.append((seq, AuditFinding(unit_id=unit_id, check=check, severity=severity, message=message,
                                            text=_excerpt(text))))
 
-    for unit_id, doc, meta, _ in index.store.scan(index.collection):
+    for unit_id, document, meta, _ in index.store.scan(index.collection):
+        doc = record_text(document, meta)
         seq = int(meta.get("seq", -1)) if isinstance(meta.get("seq"), (int, float)) else -1
         source = meta.get("source")
         if source not in Source._value2member_map_:
             report(seq, unit_id, "unknown_source", "high",
                    f"source {source!r} is not one of {[s.value for s in Source]}: written outside this library?", doc)
         try:
-            unit = from_record(unit_id, doc, meta)
+            unit = from_record(unit_id, document, meta)
         except Exception as exc:  # noqa: BLE001 - an undecodable record is itself the finding
-            report(seq, unit_id, "unreadable", "high", f"the record cannot be read: {exc}", doc or "")
+            report(seq, unit_id, "unreadable", "high", f"the record cannot be read: {exc}", doc)
             continue
         units.append((seq, unit))
         if unit.bank != bank.id:

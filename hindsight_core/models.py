@@ -29,10 +29,11 @@ __all__ = [
     "RecallResult",
 ]
 
-#: Version of the stored record layout. Bump it, and add a migration in ``storage/codec.py``,
-#: whenever the meaning of a stored field changes. 2: the library's own data left ``metadata`` for
-#: typed fields (``speaker``, ``episode``, ``lesson``, ``skill``, ``digest``, ``consolidated``);
-#: records of version 1 are migrated when read.
+#: Version of a unit's stored fields (what exports and snapshots carry). Bump it, and add a migration
+#: in ``storage/codec.py``, whenever the meaning of a stored field changes. 2: the library's own data
+#: left ``metadata`` for typed fields (``speaker``, ``episode``, ``lesson``, ``skill``, ``digest``,
+#: ``consolidated``); records of version 1 are migrated when read. How a unit is laid out in a Chroma
+#: record has its own number, ``storage.codec.RECORD_VERSION``.
 SCHEMA_VERSION = 2
 
 

@@ -239,6 +239,8 @@ def restore_vectors(col: Any, embed: Callable[[Sequence[str]], Any]) -> int:
     """
     import numpy as np
 
+    from hindsight_core.storage.codec import record_text  # here: the child process runs this file alone
+
     total = col.count()
     written = 0
     for offset in range(0, total, _BATCH):
@@ -246,7 +248,8 @@ def restore_vectors(col: Any, embed: Callable[[Sequence[str]], Any]) -> int:
         if not res["ids"]:
             break
         documents = res["documents"]
-        vectors = np.asarray(embed([d or "" for d in documents]), dtype=np.float32)
+        vectors = np.asarray(embed([record_text(d, m) for d, m in zip(documents, res["metadatas"])]),
+                             dtype=np.float32)
         col.upsert(ids=res["ids"], metadatas=res["metadatas"], embeddings=vectors,
                    **({"documents": documents} if all(d is not None for d in documents) else {}))
         written += len(res["ids"])

@@ -662,15 +662,20 @@ class ChromaStore:
             raise _storage_error("read the change log", exc, self.path) from exc
 
     # ---- records --------------------------------------------------------------------------------
-    def upsert(self, col: Any, ids: Sequence[str], documents: Sequence[str], metadatas: Sequence[dict[str, Any]],
+    def upsert(self, col: Any, ids: Sequence[str], documents: Sequence[str | None], metadatas: Sequence[dict[str, Any]],
                embeddings: np.ndarray | None) -> None:
+        """Write records (over a stored record, Chroma merges the metadata: see ``codec.whole``).
+        ``documents`` of None are sent as no document when every one is None (new records keep their
+        text in metadata, see ``codec``), else as empty ones: an upsert without documents keeps the
+        document of a record it writes over, and with it an older text."""
         self._check_writable("write memory units")
+        docs = None if all(d is None for d in documents) else [d or "" for d in documents]
         try:
             col.upsert(
                 ids=list(ids),
-                documents=list(documents),
                 metadatas=list(metadatas),
                 embeddings=None if embeddings is None else np.asarray(embeddings, dtype=np.float32),
+                **({} if docs is None else {"documents": docs}),
             )
         except Exception as exc:  # noqa: BLE001
             raise _storage_error("write memory units", exc, self.path) from exc

@@ -309,9 +309,11 @@ class UnitStore:
             # wait for it; the new units join the index only after it.
             untouched = index.write_base == index.revision
             with index.lock.admit_readers(MAX_DEFER_S) if untouched else contextlib.nullcontext():
-                # a record written over a stored one: none of the stored one's fields may survive the merge
-                index.store.upsert(index.collection, ids, [r[1] for r in records],
-                                   [whole(r[2]) if r[0] in index.units else r[2] for r in records],
+                # a record written over a stored one: none of the stored one's fields, nor its document
+                # (an older layout's text), may survive the merge
+                over = [r[0] in index.units for r in records]
+                index.store.upsert(index.collection, ids, ["" if o else r[1] for r, o in zip(records, over)],
+                                   [whole(r[2]) if o else r[2] for r, o in zip(records, over)],
                                    np.stack([np.asarray(v, dtype=np.float32) for _, v in units]))
             for (unit_id, doc, meta), (_, vec) in zip(records, units):
                 index.add(to_indexed(unit_id, doc, meta), vec)
@@ -372,7 +374,7 @@ class UnitStore:
             return
         with self.write(create=True) as index:
             records = [to_record(u, index.take_seq()) for u in units]
-            index.store.upsert(index.collection, [r[0] for r in records], [r[1] for r in records],
+            index.store.upsert(index.collection, [r[0] for r in records], [""] * len(records),  # may replace
                                [whole(r[2]) for r in records], np.asarray(vectors, dtype=np.float32))
 
     def records(self, unit_ids: Sequence[str]) -> dict[str, tuple[str, dict[str, Any], Any]]:

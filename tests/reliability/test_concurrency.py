@@ -231,11 +231,11 @@ def test_recall_reads_the_bank_while_a_capture_writes_to_chroma(monkeypatch):
     inside, release = threading.Event(), threading.Event()
     real = ChromaStore.upsert
 
-    def gated(self, col, ids, documents, *args, **kwargs):
-        if any("GATE" in d for d in documents):
+    def gated(self, col, ids, documents, metadatas, *args, **kwargs):
+        if any("GATE" in m.get("text", "") for m in metadatas):
             inside.set()
             assert release.wait(JOIN_S)
-        return real(self, col, ids, documents, *args, **kwargs)
+        return real(self, col, ids, documents, metadatas, *args, **kwargs)
 
     monkeypatch.setattr(ChromaStore, "upsert", gated)
     writer, write_errors = _run(lambda: bank.capture("GATE the billing deploy window is Friday."))

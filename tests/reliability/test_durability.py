@@ -176,7 +176,7 @@ def _write_raw(path, bank_id: str, schema_version: int) -> None:
     client.close()
 
 
-@pytest.mark.parametrize("version, words", [(0, "schema 0 -> 2 migration"), (99, "schema 99 -> 2 migration")])
+@pytest.mark.parametrize("version, words", [(0, "schema 0 -> 3 migration"), (99, "schema 99 -> 3 migration")])
 def test_records_of_another_schema_version_fail_with_the_migration_named(tmp_path, version, words):
     path = tmp_path / "store"
     _write_raw(path, "u", version)
@@ -185,6 +185,50 @@ def test_records_of_another_schema_version_fail_with_the_migration_named(tmp_pat
         engine.bank("u").recall("Project Heron")
     assert "from-another-release" in str(info.value)
     assert ("upgrade hindsight-memory" if version > 1 else "capture the texts again") in str(info.value)
+    engine.close()
+
+
+def _raw_collection(path, bank_id: str):
+    engine = MemoryEngine(path, embedder=HashEmbedder(dim=8))
+    name = engine._live_index(bank_id).collection.name
+    engine.close()
+    client = chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
+    return client, client.get_collection(name)
+
+
+def test_records_keep_their_text_in_metadata_and_older_records_still_read(tmp_path):
+    path = tmp_path / "store"
+    engine = MemoryEngine(path, embedder=HashEmbedder(dim=8))
+    engine.bank("u").capture("Alice owns Project Falcon.")
+    engine.close()
+    client, col = _raw_collection(path, "u")
+    stored = col.get(include=["documents", "metadatas"])
+    assert stored["documents"] == [None] and stored["metadatas"][0]["text"] == "Alice owns Project Falcon."
+    old = dict(stored["metadatas"][0], schema_version=2, seq=99)  # as release 2 wrote it: text in the document
+    for key in ("text", "context_vector", "entities"):  # Alice's
+        old.pop(key, None)
+    col.upsert(ids=["v2"], documents=["Bob owns Project Heron."], metadatas=[old],
+               embeddings=HashEmbedder(dim=8).embed(["Bob owns Project Heron."]).tolist())
+    client.close()
+
+    engine = MemoryEngine(path, embedder=HashEmbedder(dim=8))
+    bank = engine.bank("u")
+    assert bank.get("v2").text == "Bob owns Project Heron."
+    keyword = [h for h in bank.recall("Who owns Project Heron?").hits if any(c.channel == "keyword" and c.rank == 1
+                                                                            for c in h.channels)]
+    assert [h.unit.text for h in keyword] == ["Bob owns Project Heron."]  # its text is indexed too
+    unit = bank.get("v2")
+    bank.store.update(unit.model_copy(update={"confidence": 0.9}))  # its next write takes the new layout
+    bank.store.put([(unit.model_copy(update={"text": "Bob left Project Heron."}),
+                     HashEmbedder(dim=8).embed(["Bob left Project Heron."])[0])])
+    engine.close()
+    client, col = _raw_collection(path, "u")
+    again = col.get(ids=["v2"], include=["documents", "metadatas"])
+    client.close()
+    assert again["documents"] == [""]  # the older text left the record
+    assert again["metadatas"][0]["text"] == "Bob left Project Heron." and again["metadatas"][0]["schema_version"] == 3
+    engine = MemoryEngine(path, embedder=HashEmbedder(dim=8))
+    assert engine.bank("u").get("v2").text == "Bob left Project Heron."
     engine.close()
 
 
