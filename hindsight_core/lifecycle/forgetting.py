@@ -193,7 +193,7 @@ def scrub(store: "UnitStore", unit_id: str) -> None:
             if prev.superseded_by == unit_id and prev.status is MemoryStatus.SUPERSEDED:
                 restored = prev.model_copy(update={"status": MemoryStatus.ACTIVE, "superseded_by": None, "valid_to": None,
                                                    "flags": tuple(f for f in prev.flags if not f.startswith(Flag.SUPERSEDED))})
-                store.update(restored, clear=("superseded_by", "valid_to"))
+                store.update(restored)
         st = state(store)
         st.pending.pop(unit_id, None)
         st.last_hit.pop(unit_id, None)

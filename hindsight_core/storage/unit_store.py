@@ -292,18 +292,19 @@ class UnitStore:
         if not units:
             return
         with self.write(create=create) as index:
-            records = []
+            records, over = [], []  # over: written over a stored record
             for unit, _ in units:
                 known = index.units.get(unit.id)
                 records.append(to_record(unit, known.seq if known is not None else index.take_seq()))
+                over.append(known is not None)
             for (unit, _), (_, _, meta) in zip(units, records):
                 if contexts and unit.id in contexts:
                     meta[CONTEXT_KEY] = encode_vector(contexts[unit.id])
             ids = [r[0] for r in records]
             journal = index.journal
             if journal is not None:  # before the write: a failed upsert may have stored some
-                self._remember(index, journal, [i for i in ids if i in index.units])
-                journal.added.update((i, None) for i in ids if i not in index.units)
+                self._remember(index, journal, [i for i, o in zip(ids, over) if o])
+                journal.added.update((i, None) for i, o in zip(ids, over) if not o)
             # Nothing in memory changed yet in this write: recalls may read the index during
             # Chroma's upsert (it holds the GIL throughout, chroma-core/chroma#3873) rather than
             # wait for it; the new units join the index only after it.
@@ -311,16 +312,15 @@ class UnitStore:
             with index.lock.admit_readers(MAX_DEFER_S) if untouched else contextlib.nullcontext():
                 # a record written over a stored one: none of the stored one's fields, nor its document
                 # (an older layout's text), may survive the merge
-                over = [r[0] in index.units for r in records]
                 index.store.upsert(index.collection, ids, ["" if o else r[1] for r, o in zip(records, over)],
                                    [whole(r[2]) if o else r[2] for r, o in zip(records, over)],
                                    np.stack([np.asarray(v, dtype=np.float32) for _, v in units]))
             for (unit_id, doc, meta), (_, vec) in zip(records, units):
                 index.add(to_indexed(unit_id, doc, meta), vec)
 
-    def update(self, unit: MemoryUnit, *, clear: Sequence[str] = ()) -> None:
-        """Persist changed fields of a stored unit (text and vector unchanged); ``clear`` names
-        fields that became None (Chroma merges metadata, so they are removed explicitly).
+    def update(self, unit: MemoryUnit) -> None:
+        """Persist changed fields of a stored unit (text and vector unchanged); fields that became
+        None are removed from the record (``codec.whole``), its context window stays.
 
         Raises:
             NotFoundError: the unit is not stored in this bank (yet).
@@ -332,9 +332,8 @@ class UnitStore:
             if index.journal is not None:
                 self._remember(index, index.journal, [unit.id])
             unit_id, doc, meta = to_record(unit, light.seq)
-            stored: dict[str, Any] = dict(meta)
-            for name in clear:
-                stored[name] = None
+            stored = whole(meta)
+            del stored[CONTEXT_KEY]  # the text is unchanged, and so is its context window
             index.store.update_metadata(index.collection, [unit_id], [stored])
             index.replace(to_indexed(unit_id, doc, meta))
 

@@ -60,7 +60,7 @@ def test_update_archive_delete_keep_chroma_and_indexes_in_step(backend, bank_ids
     _put(store, keep, old, gone)
 
     store.update(keep.model_copy(update={"confidence": 0.9, "status": MemoryStatus.SUPERSEDED}))
-    store.update(old.model_copy(update={"valid_to": None}), clear=("valid_to",))
+    store.update(old.model_copy(update={"valid_to": None}))  # a field that became None leaves the record
     assert store.get(keep.id).confidence == 0.9 and store.get(old.id).valid_to is None
     with store.read() as index:
         assert index.units[keep.id].status == "superseded" and index.units[keep.id].confidence == 0.9
@@ -171,3 +171,15 @@ def test_an_undone_rewrite_keeps_the_old_text(backend, bank_ids):
     assert store.get(kept.id).text == "The VPN gateway is vpn-2."
     with store.read() as index:
         assert index.units[kept.id].text == "The VPN gateway is vpn-2."
+
+
+def test_an_update_keeps_the_context_window(backend, bank_ids):
+    from hindsight_core.retrieval.context import CONTEXT_KEY
+
+    store = backend().bank(bank_ids("ctx")).store
+    unit = _unit(store.id, "Bob runs the on-call rota.", occurred_at=datetime(2025, 1, 2, tzinfo=timezone.utc))
+    vector = store.embedder.embed([unit.text])[0]
+    store.put([(unit, vector)], contexts={unit.id: vector}, create=True)
+    store.update(unit.model_copy(update={"confidence": 0.9, "occurred_at": None}))
+    _, fields, _ = store.records([unit.id])[unit.id]
+    assert CONTEXT_KEY in fields and "occurred_at" not in fields and fields["confidence"] == 0.9

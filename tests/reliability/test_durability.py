@@ -163,13 +163,20 @@ def test_a_second_process_cannot_open_a_folder_in_use(tmp_path):
 
 
 # ---- schema versions ---------------------------------------------------------------------------
-def _write_raw(path, bank_id: str, schema_version: int) -> None:
+def _raw_collection(path, bank_id: str):
+    """The bank's Chroma collection, opened with chromadb alone (as another release would)."""
     engine = MemoryEngine(path, embedder=HashEmbedder(dim=8))
-    engine.bank(bank_id).capture("Alice owns Project Falcon.")
     name = engine._live_index(bank_id).collection.name
     engine.close()
     client = chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
-    col = client.get_collection(name)
+    return client, client.get_collection(name)
+
+
+def _write_raw(path, bank_id: str, schema_version: int) -> None:
+    engine = MemoryEngine(path, embedder=HashEmbedder(dim=8))
+    engine.bank(bank_id).capture("Alice owns Project Falcon.")
+    engine.close()
+    client, col = _raw_collection(path, bank_id)
     meta = dict(col.get(include=["metadatas"])["metadatas"][0], schema_version=schema_version, seq=99)
     col.upsert(ids=["from-another-release"], documents=["Bob owns Project Heron."], metadatas=[meta],
                embeddings=[[0.3] * 8])
@@ -186,14 +193,6 @@ def test_records_of_another_schema_version_fail_with_the_migration_named(tmp_pat
     assert "from-another-release" in str(info.value)
     assert ("upgrade hindsight-memory" if version > 1 else "capture the texts again") in str(info.value)
     engine.close()
-
-
-def _raw_collection(path, bank_id: str):
-    engine = MemoryEngine(path, embedder=HashEmbedder(dim=8))
-    name = engine._live_index(bank_id).collection.name
-    engine.close()
-    client = chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
-    return client, client.get_collection(name)
 
 
 def test_records_keep_their_text_in_metadata_and_older_records_still_read(tmp_path):
