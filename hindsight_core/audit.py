@@ -43,14 +43,14 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from hindsight_core._capture import SOURCE_CONFIDENCE
-from hindsight_core.errors import InvalidInputError
+from hindsight_core.errors import InvalidInputError, StorageError
 from hindsight_core._capture import RULE_KINDS, RULE_SOURCES
 from hindsight_core.lifecycle.belief_trust import pending_challengers
 from hindsight_core.lifecycle.gate import looks_like_instruction
 from hindsight_core.lifecycle.injection import injection_reasons
 from hindsight_core.lifecycle.pii import redact, redact_value
 from hindsight_core.models import Flag, MemoryKind, MemoryStatus, MemoryUnit, Source
-from hindsight_core.storage.codec import from_record, record_text
+from hindsight_core.storage.codec import fields, from_record, record_text
 
 if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
@@ -122,9 +122,14 @@ def audit_bank(
                                            text=_excerpt(text))))
 
     for unit_id, document, meta, _ in index.store.scan(index.collection):
+        try:
+            stored = fields(meta)
+        except StorageError as exc:
+            report(-1, unit_id, "unreadable", "high", f"the record cannot be read: {exc}", "")
+            continue
         doc = record_text(document, meta)
-        seq = int(meta.get("seq", -1)) if isinstance(meta.get("seq"), (int, float)) else -1
-        source = meta.get("source")
+        seq = int(stored.get("seq", -1)) if isinstance(stored.get("seq"), (int, float)) else -1
+        source = stored.get("source")
         if source not in Source._value2member_map_:
             report(seq, unit_id, "unknown_source", "high",
                    f"source {source!r} is not one of {[s.value for s in Source]}: written outside this library?", doc)

@@ -36,6 +36,22 @@ def from_threads():
 
 
 @pytest.fixture(scope="session")
+def flat_record():
+    """``flat(meta, version)``: a record this release wrote, laid out as releases before layout 4
+    wrote it (every field its own metadata key, lists and objects as JSON strings, the packed key
+    removed), so tests can put an older release's record in a store."""
+    import json
+
+    from hindsight_core.storage.codec import PACKED_KEY, fields
+
+    def flat(meta, version):
+        out = {k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in fields(meta).items()}
+        return {**out, PACKED_KEY: None, "schema_version": version}  # None removes the key in Chroma
+
+    return flat
+
+
+@pytest.fixture(scope="session")
 def embedder():
     """The bundled all-MiniLM-L6-v2, as users get it by default."""
     from hindsight_core.embeddings import resolve_embedder

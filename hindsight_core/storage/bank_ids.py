@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hindsight_core.errors import InvalidInputError
-from hindsight_core.storage.codec import from_record, to_record
+from hindsight_core.storage.codec import fields, from_record, to_record
 
 if TYPE_CHECKING:
     from hindsight_core.engine import MemoryEngine
@@ -102,7 +102,7 @@ def _move(engine: "MemoryEngine", old: str, new: str) -> None:
                          [r[2] for r in records], np.asarray([v for *_, v in batch], dtype=np.float32))
         batch.clear()
 
-    for unit_id, doc, meta, vector in sorted(store.scan(source, embeddings=True), key=lambda r: r[2].get("seq", 0)):
+    for unit_id, doc, meta, vector in sorted(store.scan(source, embeddings=True), key=lambda r: fields(r[2]).get("seq", 0)):
         batch.append((unit_id, doc, meta, vector))
         if len(batch) >= _WRITE_BATCH:
             flush()

@@ -12,14 +12,17 @@ The library's own data on a unit (``speaker``, ``episode``, ``lesson``, ``skill`
 out when such a record is read (it becomes version 2 on its next write), so old stores keep working
 and callers get their metadata back as they gave it.
 
-Record layout (``schema_version`` of the record, :data:`RECORD_VERSION`): version 3 keeps the unit's
-text in the metadata key ``text`` and writes no Chroma document, because Chroma full-text indexes
-every document and nothing here queries that index (the keyword channel is the library's own BM25):
-with the text as a document, Chroma's write cost 0.95-1.15 ms per LoCoMo turn, with it in metadata
-0.67-0.85 ms (1,451 recorded capture writes, replayed six times each way). Records of versions 1
-and 2 (text in the document) are read as they are, and take the new layout on their next write; a
-release older than this one refuses version 3 records with :class:`SchemaVersionError` instead of
-reading them without their text.
+Record layout (``schema_version`` of the record, :data:`RECORD_VERSION`): version 4 packs the unit's
+fields, its text included, into one JSON string under :data:`PACKED_KEY`; only the fields services set
+on their own without rewriting the record (:data:`LOOSE_FIELDS`: activity counters, archiving), the
+context-window vector and ``schema_version`` stay separate keys. Nothing queries Chroma's metadata
+index (the library keeps its own indexes), and Chroma writes one indexed row per metadata key and
+full-text indexes documents: over 1,451 recorded LoCoMo capture writes, replayed side by side, a
+record cost 0.95-1.15 ms to write with its text as a document (layout 2), 0.61-0.71 ms with the text
+and 21 fields as metadata keys (layout 3), 0.36-0.40 ms packed. Records of versions 1, 2 and 3 are
+read as they are (:func:`fields` gives every layout's fields one way) and take the new layout on their
+next write; a release older than this one refuses version 4 records with :class:`SchemaVersionError`
+instead of misreading them.
 """
 
 from __future__ import annotations
@@ -28,13 +31,14 @@ import json
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from hindsight_core.errors import SchemaVersionError
+from hindsight_core.errors import SchemaVersionError, StorageError
 from hindsight_core.models import SCHEMA_VERSION, MemoryUnit
 from hindsight_core.retrieval.context import CONTEXT_KEY, decode_vector
 from hindsight_core.retrieval.types import IndexedUnit
 
-__all__ = ["to_record", "from_record", "to_indexed", "record_text", "whole", "ts", "from_ts", "migrate_library_keys",
-           "LIBRARY_FIELDS", "MIGRATED_VERSIONS", "RECORD_VERSION", "READABLE_VERSIONS", "TEXT_KEY"]
+__all__ = ["to_record", "from_record", "to_indexed", "fields", "record_text", "whole", "ts", "from_ts",
+           "migrate_library_keys", "LIBRARY_FIELDS", "LOOSE_FIELDS", "MIGRATED_VERSIONS", "PACKED_KEY",
+           "RECORD_VERSION", "READABLE_VERSIONS", "TEXT_KEY"]
 
 _JSON_FIELDS = ("entities", "evidence_ids", "metadata", "gate_reasons", "flags", "time_refs", "mentions",
                 "episode", "lesson", "skill", "digest", "consolidated")
@@ -45,11 +49,18 @@ _KEY_TO_FIELD = {key: name for name, key in LIBRARY_FIELDS.items()}
 MIGRATED_VERSIONS = frozenset({1})
 #: Layout of the records this release writes (see the module docstring); the unit's fields are those of
 #: :data:`~hindsight_core.models.SCHEMA_VERSION`.
-RECORD_VERSION = 3
-#: Record layouts this release reads: 1 (migrated), 2 (text in the document), 3.
-READABLE_VERSIONS = frozenset({*MIGRATED_VERSIONS, SCHEMA_VERSION, RECORD_VERSION})
-#: The metadata key that holds a unit's text in records of :data:`RECORD_VERSION`.
+RECORD_VERSION = 4
+#: Record layouts this release reads: 1 (migrated), 2 (text in the document), 3 (text and fields as
+#: metadata keys), 4 (packed).
+READABLE_VERSIONS = frozenset({*MIGRATED_VERSIONS, SCHEMA_VERSION, 3, RECORD_VERSION})
+#: The metadata key of a layout-4 record that holds the packed fields (one JSON object).
+PACKED_KEY = "unit"
+#: The metadata key that holds a unit's text in layout-3 records (and in the packed fields).
 TEXT_KEY = "text"
+#: Fields a layout-4 record keeps as their own metadata keys: services set them alone
+#: (:meth:`~hindsight_core.storage.unit_store.UnitStore.patch`, ``archive``), which a packed field
+#: would not survive (Chroma merges metadata key by key).
+LOOSE_FIELDS = frozenset({"status", "activity", "hit_count", "last_hit_at"})
 #: Where records written before the typed fields kept them: metadata key -> field.
 _LEGACY_KEYS = {"hindsight_lesson": "lesson", "hindsight_skill": "skill", "hindsight_digest": "digest",
                 "hindsight_consolidated": "consolidated"}
@@ -65,37 +76,62 @@ def from_ts(value: float | None) -> datetime | None:
 
 
 def to_record(unit: MemoryUnit, seq: int) -> tuple[str, None, dict[str, Any]]:
-    """``(id, document, metadata)`` for Chroma: no document, the text is in the metadata (see the
-    module docstring). ``seq`` orders units within a bank."""
-    data = unit.model_dump(mode="python", exclude={"id", "text"})
-    meta: dict[str, Any] = {"seq": seq, TEXT_KEY: unit.text}
+    """``(id, document, metadata)`` for Chroma in layout :data:`RECORD_VERSION`: no document, the
+    fields packed under :data:`PACKED_KEY` but :data:`LOOSE_FIELDS` (see the module docstring).
+    ``seq`` orders units within a bank."""
+    data = unit.model_dump(mode="python", exclude={"id", "schema_version"})  # the record's own is set
+    packed: dict[str, Any] = {"seq": seq}
+    meta: dict[str, Any] = {"schema_version": RECORD_VERSION}
     for key, value in data.items():
         if value is None:
-            continue  # Chroma has no null; absence means None
-        stored_as = LIBRARY_FIELDS.get(key, key)
-        if key in _JSON_FIELDS:
-            meta[stored_as] = json.dumps(value, ensure_ascii=False, default=str)
-        elif key in LIBRARY_FIELDS:
-            meta[stored_as] = value
-        elif key in _TIME_FIELDS:
-            meta[key] = ts(value)
+            continue  # absence means None, as in every layout
+        if key in _TIME_FIELDS:
+            value = ts(value)
         elif hasattr(value, "value"):  # enums
-            meta[key] = value.value
-        else:
+            value = value.value
+        if key in LOOSE_FIELDS:
             meta[key] = value
-    meta["schema_version"] = RECORD_VERSION
+        else:
+            packed[LIBRARY_FIELDS.get(key, key)] = value
+    meta[PACKED_KEY] = json.dumps(packed, ensure_ascii=False, default=str)
     return unit.id, None, meta
 
 
+def fields(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """A record's fields as stored, one key each, whatever its layout: a layout-4 record's packed
+    fields are unpacked (their lists and objects as such; older layouts hold them as JSON strings).
+
+    Raises:
+        StorageError: the packed fields are not a JSON object (the record was written outside
+            this library).
+    """
+    if meta.get("schema_version") != RECORD_VERSION:
+        return dict(meta)
+    try:
+        out = json.loads(meta[PACKED_KEY])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StorageError(f"the record's packed fields ({PACKED_KEY!r}) cannot be read ({exc!r}): it was "
+                           "written outside this library; delete the unit or restore the bank from a snapshot") from exc
+    if not isinstance(out, dict):
+        raise StorageError(f"the record's packed fields ({PACKED_KEY!r}) are not a JSON object: it was written "
+                           "outside this library; delete the unit or restore the bank from a snapshot")
+    out.update((k, v) for k, v in meta.items() if k != PACKED_KEY)
+    return out
+
+
 def record_text(document: str | None, meta: Mapping[str, Any]) -> str:
-    """A record's unit text: in the metadata from layout 3 on, in the document before."""
-    if meta.get("schema_version") == RECORD_VERSION:
-        return str(meta.get(TEXT_KEY, ""))
+    """A record's unit text: in the metadata from layout 3 on (packed from layout 4), in the document before."""
+    return _text(document, fields(meta))
+
+
+def _text(document: str | None, fields_: Mapping[str, Any]) -> str:
+    if fields_.get("schema_version") in (3, RECORD_VERSION):
+        return str(fields_.get(TEXT_KEY, ""))
     return document or ""
 
 
-#: Every key :func:`to_record` may write (record-only keys and the unit's fields as stored).
-_RECORD_KEYS = frozenset({"seq", CONTEXT_KEY, TEXT_KEY} | {
+#: Every key a record of any layout this release reads may hold at its top level.
+_RECORD_KEYS = frozenset({"seq", CONTEXT_KEY, TEXT_KEY, PACKED_KEY} | {
     LIBRARY_FIELDS.get(name, name) for name in MemoryUnit.model_fields if name not in ("id", "text")})
 
 
@@ -149,15 +185,21 @@ def migrate_library_keys(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _json(value: Any) -> Any:
+    """A JSON-valued field as read: a string in layouts 1-3, the value itself once unpacked."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
 def from_record(unit_id: str, document: str | None, meta: Mapping[str, Any]) -> MemoryUnit:
     _check_version(meta, unit_id)
-    data: dict[str, Any] = {"id": unit_id, "text": record_text(document, meta)}
-    for key, value in meta.items():
+    stored = fields(meta)
+    data: dict[str, Any] = {"id": unit_id, "text": _text(document, stored)}
+    for key, value in stored.items():
         if key in ("seq", CONTEXT_KEY, TEXT_KEY):  # record-only fields, not part of the unit
             continue
         key = _KEY_TO_FIELD.get(key, key)
         if key in _JSON_FIELDS:
-            data[key] = json.loads(value)
+            data[key] = _json(value)
         elif key in _TIME_FIELDS:
             data[key] = from_ts(value)
         else:
@@ -171,29 +213,30 @@ def from_record(unit_id: str, document: str | None, meta: Mapping[str, Any]) -> 
 def to_indexed(unit_id: str, document: str | None, meta: Mapping[str, Any]) -> IndexedUnit:
     """The light record recall reads, straight from Chroma metadata (no pydantic on this path)."""
     _check_version(meta, unit_id)
+    f = fields(meta) if meta.get("schema_version") == RECORD_VERSION else meta
     if meta.get("schema_version") not in MIGRATED_VERSIONS:
-        speaker = meta.get(LIBRARY_FIELDS["speaker"])
+        speaker = f.get(LIBRARY_FIELDS["speaker"])
     else:  # an older record: the speaker was read from the caller's metadata
         caller_meta = json.loads(meta.get("metadata", "{}"))
         speaker = caller_meta.get("speaker") if isinstance(caller_meta, dict) else None
     return IndexedUnit(
         id=unit_id,
-        seq=int(meta["seq"]),
-        text=record_text(document, meta),
-        kind=meta.get("kind", "world"),
-        status=meta.get("status", "active"),
-        source=meta.get("source", "user"),
-        session_id=meta.get("session_id"),
-        episode_id=meta.get("episode_id"),
-        occurred_at=meta.get("occurred_at"),
-        mentioned_at=meta["mentioned_at"],
-        entities=tuple(json.loads(meta.get("entities", "[]"))),
-        importance=float(meta.get("importance", 0.5)),
-        confidence=float(meta.get("confidence", 0.5)),
-        activity=float(meta.get("activity", 0.5)),
-        outcome=meta.get("outcome"),
-        evidence_ids=tuple(json.loads(meta.get("evidence_ids", "[]"))),
-        flags=tuple(json.loads(meta.get("flags", "[]"))),
+        seq=int(f["seq"]),
+        text=_text(document, f),
+        kind=f.get("kind", "world"),
+        status=f.get("status", "active"),
+        source=f.get("source", "user"),
+        session_id=f.get("session_id"),
+        episode_id=f.get("episode_id"),
+        occurred_at=f.get("occurred_at"),
+        mentioned_at=f["mentioned_at"],
+        entities=tuple(_json(f.get("entities", ()))),
+        importance=float(f.get("importance", 0.5)),
+        confidence=float(f.get("confidence", 0.5)),
+        activity=float(f.get("activity", 0.5)),
+        outcome=f.get("outcome"),
+        evidence_ids=tuple(_json(f.get("evidence_ids", ()))),
+        flags=tuple(_json(f.get("flags", ()))),
         speaker=str(speaker) if speaker is not None else None,
-        context=decode_vector(meta[CONTEXT_KEY]) if CONTEXT_KEY in meta else None,
+        context=decode_vector(f[CONTEXT_KEY]) if CONTEXT_KEY in f else None,
     )

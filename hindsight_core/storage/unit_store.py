@@ -46,7 +46,7 @@ from hindsight_core.errors import InvalidInputError, NotFoundError, StorageError
 from hindsight_core.models import MemoryStatus, MemoryUnit
 from hindsight_core.read_priority import MAX_DEFER_S, ReadPriority
 from hindsight_core.retrieval.context import CONTEXT_KEY, encode_vector
-from hindsight_core.storage.codec import from_record, to_indexed, to_record, whole
+from hindsight_core.storage.codec import fields, from_record, to_indexed, to_record, whole
 from hindsight_core.storage.live_index import LiveIndex
 from hindsight_core.storage.rwlock import holds_a_bank_lock
 
@@ -276,7 +276,7 @@ class UnitStore:
         """The stored record fields (Chroma metadata) of the units that exist among ``unit_ids``:
         cheaper than :meth:`get_many` when a counter is all a service reads."""
         index = self.index
-        return {i: meta for i, (_, meta, _) in index.store.get(index.collection, list(unit_ids)).items()}
+        return {i: fields(meta) for i, (_, meta, _) in index.store.get(index.collection, list(unit_ids)).items()}
 
     def ids(self, *, kind: str | None = None, status: str | None = None) -> list[str]:
         """Ids of the bank's units in insertion order, optionally of one kind and status."""

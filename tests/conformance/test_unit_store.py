@@ -181,5 +181,5 @@ def test_an_update_keeps_the_context_window(backend, bank_ids):
     vector = store.embedder.embed([unit.text])[0]
     store.put([(unit, vector)], contexts={unit.id: vector}, create=True)
     store.update(unit.model_copy(update={"confidence": 0.9, "occurred_at": None}))
-    _, fields, _ = store.records([unit.id])[unit.id]
+    fields = store.fields([unit.id])[unit.id]
     assert CONTEXT_KEY in fields and "occurred_at" not in fields and fields["confidence"] == 0.9

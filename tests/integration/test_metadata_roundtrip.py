@@ -68,12 +68,13 @@ def test_episodes_lessons_skills_keep_their_data_out_of_metadata():
     assert Flag.SKILL in skills[0].flags and "skill" in skills[0].flags  # flags are a str enum
 
 
-def test_an_old_record_with_library_keys_in_metadata_is_migrated_on_read():
+def test_an_old_record_with_library_keys_in_metadata_is_migrated_on_read(flat_record):
     engine = _engine()
     bank = engine.bank("old")
     new = bank.capture("The lesson: run the migrations before the deploy.", kind="observation", source="agent",
                        keep_raw=True, metadata={"mine": 1}).unit
     unit_id, doc, meta = to_record(new, 0)
+    meta = flat_record(meta, 1)
     for key in LIBRARY_FIELDS.values():  # as schema 1 (before the typed fields) wrote it
         meta[key] = None  # None removes a key from a Chroma record
     meta["schema_version"] = 1

@@ -224,6 +224,7 @@ def test_recall_reads_the_bank_while_a_capture_writes_to_chroma(monkeypatch):
     """A capture's Chroma upsert holds the GIL (chroma-core/chroma#3873) and, on a busy machine,
     tens of milliseconds: recalls read the index meanwhile, without the unit not yet stored."""
     from hindsight_core.storage.chroma_store import ChromaStore
+    from hindsight_core.storage.codec import record_text
 
     engine = MemoryEngine.ephemeral(embedder=HashEmbedder(dim=64))
     bank = engine.bank("b")
@@ -232,7 +233,7 @@ def test_recall_reads_the_bank_while_a_capture_writes_to_chroma(monkeypatch):
     real = ChromaStore.upsert
 
     def gated(self, col, ids, documents, metadatas, *args, **kwargs):
-        if any("GATE" in m.get("text", "") for m in metadatas):
+        if any("GATE" in record_text(None, m) for m in metadatas):
             inside.set()
             assert release.wait(JOIN_S)
         return real(self, col, ids, documents, metadatas, *args, **kwargs)

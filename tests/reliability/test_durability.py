@@ -23,7 +23,7 @@ import pytest
 from chromadb.config import Settings
 
 from hindsight_core import MemoryEngine, SchemaVersionError, StorageError
-from hindsight_core.storage.codec import from_record
+from hindsight_core.storage.codec import fields, from_record
 from hindsight_core.storage.graph import UNIT
 from hindsight_core.testing import HashEmbedder
 
@@ -183,7 +183,7 @@ def _write_raw(path, bank_id: str, schema_version: int) -> None:
     client.close()
 
 
-@pytest.mark.parametrize("version, words", [(0, "schema 0 -> 3 migration"), (99, "schema 99 -> 3 migration")])
+@pytest.mark.parametrize("version, words", [(0, "schema 0 -> 4 migration"), (99, "schema 99 -> 4 migration")])
 def test_records_of_another_schema_version_fail_with_the_migration_named(tmp_path, version, words):
     path = tmp_path / "store"
     _write_raw(path, "u", version)
@@ -195,37 +195,45 @@ def test_records_of_another_schema_version_fail_with_the_migration_named(tmp_pat
     engine.close()
 
 
-def test_records_keep_their_text_in_metadata_and_older_records_still_read(tmp_path):
+def test_records_pack_their_fields_and_older_layouts_still_read(tmp_path, flat_record):
     path = tmp_path / "store"
     engine = MemoryEngine(path, embedder=HashEmbedder(dim=8))
     engine.bank("u").capture("Alice owns Project Falcon.")
     engine.close()
     client, col = _raw_collection(path, "u")
     stored = col.get(include=["documents", "metadatas"])
-    assert stored["documents"] == [None] and stored["metadatas"][0]["text"] == "Alice owns Project Falcon."
-    old = dict(stored["metadatas"][0], schema_version=2, seq=99)  # as release 2 wrote it: text in the document
-    for key in ("text", "context_vector", "entities"):  # Alice's
-        old.pop(key, None)
-    col.upsert(ids=["v2"], documents=["Bob owns Project Heron."], metadatas=[old],
-               embeddings=HashEmbedder(dim=8).embed(["Bob owns Project Heron."]).tolist())
+    meta = stored["metadatas"][0]
+    assert stored["documents"] == [None] and meta["schema_version"] == 4 and "text" not in meta
+    assert fields(meta)["text"] == "Alice owns Project Falcon." and fields(meta)["entities"] == ["alice", "project falcon"]
+    older = {}
+    for version, seq, text in ((2, 98, "Bob owns Project Heron."), (3, 99, "Carol owns Project Ibis.")):
+        record = {k: v for k, v in flat_record(meta, version).items()  # Alice's own fields go
+                  if v is not None and k not in ("text", "entities", "context_vector")}
+        older[version] = dict(record, seq=seq, **({"text": text} if version == 3 else {}))
+        # release 2 kept the text in the document, release 3 in the metadata key "text"
+        col.upsert(ids=[f"v{version}"], documents=[text if version == 2 else None], metadatas=[older[version]],
+                   embeddings=HashEmbedder(dim=8).embed([text]).tolist())
     client.close()
 
     engine = MemoryEngine(path, embedder=HashEmbedder(dim=8))
     bank = engine.bank("u")
-    assert bank.get("v2").text == "Bob owns Project Heron."
-    keyword = [h for h in bank.recall("Who owns Project Heron?").hits if any(c.channel == "keyword" and c.rank == 1
-                                                                            for c in h.channels)]
-    assert [h.unit.text for h in keyword] == ["Bob owns Project Heron."]  # its text is indexed too
-    unit = bank.get("v2")
-    bank.store.update(unit.model_copy(update={"confidence": 0.9}))  # its next write takes the new layout
-    bank.store.put([(unit.model_copy(update={"text": "Bob left Project Heron."}),
-                     HashEmbedder(dim=8).embed(["Bob left Project Heron."])[0])])
+    assert bank.get("v2").text == "Bob owns Project Heron." and bank.get("v3").text == "Carol owns Project Ibis."
+    for question, text in (("Who owns Project Heron?", "Bob owns Project Heron."),
+                           ("Who owns Project Ibis?", "Carol owns Project Ibis.")):
+        keyword = [h for h in bank.recall(question).hits if any(c.channel == "keyword" and c.rank == 1
+                                                                  for c in h.channels)]
+        assert [h.unit.text for h in keyword] == [text]  # older records' texts are indexed too
+    for unit_id, text in (("v2", "Bob left Project Heron."), ("v3", "Carol left Project Ibis.")):
+        unit = bank.get(unit_id)
+        bank.store.update(unit.model_copy(update={"confidence": 0.9}))  # its next write takes the new layout
+        bank.store.put([(unit.model_copy(update={"text": text}), HashEmbedder(dim=8).embed([text])[0])])
     engine.close()
     client, col = _raw_collection(path, "u")
-    again = col.get(ids=["v2"], include=["documents", "metadatas"])
+    again = col.get(ids=["v2", "v3"], include=["documents", "metadatas"])
     client.close()
-    assert again["documents"] == [""]  # the older text left the record
-    assert again["metadatas"][0]["text"] == "Bob left Project Heron." and again["metadatas"][0]["schema_version"] == 3
+    assert again["documents"] == ["", ""]  # the older text left the v2 record (put clears the document)
+    for meta, text in zip(again["metadatas"], ("Bob left Project Heron.", "Carol left Project Ibis.")):
+        assert meta["schema_version"] == 4 and "text" not in meta and fields(meta)["text"] == text
     engine = MemoryEngine(path, embedder=HashEmbedder(dim=8))
     assert engine.bank("u").get("v2").text == "Bob left Project Heron."
     engine.close()

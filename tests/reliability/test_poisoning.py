@@ -102,12 +102,13 @@ def test_model_text_cannot_skip_the_draft_stage(hengine):
     assert hengine.bank("u").count() == 0
 
 
-def _tamper(bank, unit_id, **changes):
+def _tamper(bank, unit_id, /, **changes):
+    """Rewrite a unit's record behind the library's back (model_copy does not validate, so a
+    tampered value such as an unknown source is stored as given)."""
     index = bank._index
     unit = bank.get(unit_id).model_copy(update=changes)
     _, doc, meta = to_record(unit, index.units[unit_id].seq)
     index.store.update_metadata(index.collection, [unit_id], [meta])
-    return meta
 
 
 def test_audit_lists_suspicious_memories(hengine):
@@ -118,14 +119,9 @@ def test_audit_lists_suspicious_memories(hengine):
     jumped = bank.capture("Refunds are approved by Bob.", source="agent")
     _tamper(bank, jumped.unit_id, confidence=0.99)
     odd = bank.capture("Odd source record.", source="user")
-    index = bank._index
-    meta = _tamper(bank, odd.unit_id)
-    meta["source"] = "webhook"
-    index.store.update_metadata(index.collection, [odd.unit_id], [meta])
+    _tamper(bank, odd.unit_id, source="webhook")
     alien = bank.capture("A record that claims another bank.", source="user")
-    meta = _tamper(bank, alien.unit_id)
-    meta["bank"] = "mallory"
-    index.store.update_metadata(index.collection, [alien.unit_id], [meta])
+    _tamper(bank, alien.unit_id, bank="mallory")
     chain = [bank.capture(f"The deploy window is day {d} of the month.", source="user").unit_id for d in range(1, 5)]
     for older, newer in zip(chain, chain[1:]):
         _tamper(bank, older, status=MemoryStatus.SUPERSEDED, superseded_by=newer)
