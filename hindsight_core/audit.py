@@ -50,7 +50,7 @@ from hindsight_core.lifecycle.gate import looks_like_instruction
 from hindsight_core.lifecycle.injection import injection_reasons
 from hindsight_core.lifecycle.pii import redact, redact_value
 from hindsight_core.models import Flag, MemoryKind, MemoryStatus, MemoryUnit, Source
-from hindsight_core.storage.codec import fields, from_record, record_text
+from hindsight_core.storage.codec import fields, from_record, stored_text
 
 if TYPE_CHECKING:
     from hindsight_core.bank import MemoryBank
@@ -127,7 +127,7 @@ def audit_bank(
         except StorageError as exc:
             report(-1, unit_id, "unreadable", "high", f"the record cannot be read: {exc}", "")
             continue
-        doc = record_text(document, meta)
+        doc = stored_text(document, stored)
         seq = int(stored.get("seq", -1)) if isinstance(stored.get("seq"), (int, float)) else -1
         source = stored.get("source")
         if source not in Source._value2member_map_:

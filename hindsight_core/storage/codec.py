@@ -36,8 +36,8 @@ from hindsight_core.models import SCHEMA_VERSION, MemoryUnit
 from hindsight_core.retrieval.context import CONTEXT_KEY, decode_vector
 from hindsight_core.retrieval.types import IndexedUnit
 
-__all__ = ["to_record", "from_record", "to_indexed", "fields", "record_text", "whole", "ts", "from_ts",
-           "migrate_library_keys", "LIBRARY_FIELDS", "LOOSE_FIELDS", "MIGRATED_VERSIONS", "PACKED_KEY",
+__all__ = ["to_record", "from_record", "to_indexed", "fields", "record_text", "stored_text", "whole", "ts",
+           "from_ts", "migrate_library_keys", "LIBRARY_FIELDS", "LOOSE_FIELDS", "MIGRATED_VERSIONS", "PACKED_KEY",
            "RECORD_VERSION", "READABLE_VERSIONS", "TEXT_KEY"]
 
 _JSON_FIELDS = ("entities", "evidence_ids", "metadata", "gate_reasons", "flags", "time_refs", "mentions",
@@ -121,12 +121,13 @@ def fields(meta: Mapping[str, Any]) -> dict[str, Any]:
 
 def record_text(document: str | None, meta: Mapping[str, Any]) -> str:
     """A record's unit text: in the metadata from layout 3 on (packed from layout 4), in the document before."""
-    return _text(document, fields(meta))
+    return stored_text(document, fields(meta))
 
 
-def _text(document: str | None, fields_: Mapping[str, Any]) -> str:
-    if fields_.get("schema_version") in (3, RECORD_VERSION):
-        return str(fields_.get(TEXT_KEY, ""))
+def stored_text(document: str | None, stored: Mapping[str, Any]) -> str:
+    """:func:`record_text` of a record whose :func:`fields` were read already."""
+    if stored.get("schema_version") in (3, RECORD_VERSION):
+        return str(stored.get(TEXT_KEY, ""))
     return document or ""
 
 
@@ -193,7 +194,7 @@ def _json(value: Any) -> Any:
 def from_record(unit_id: str, document: str | None, meta: Mapping[str, Any]) -> MemoryUnit:
     _check_version(meta, unit_id)
     stored = fields(meta)
-    data: dict[str, Any] = {"id": unit_id, "text": _text(document, stored)}
+    data: dict[str, Any] = {"id": unit_id, "text": stored_text(document, stored)}
     for key, value in stored.items():
         if key in ("seq", CONTEXT_KEY, TEXT_KEY):  # record-only fields, not part of the unit
             continue
@@ -213,7 +214,7 @@ def from_record(unit_id: str, document: str | None, meta: Mapping[str, Any]) -> 
 def to_indexed(unit_id: str, document: str | None, meta: Mapping[str, Any]) -> IndexedUnit:
     """The light record recall reads, straight from Chroma metadata (no pydantic on this path)."""
     _check_version(meta, unit_id)
-    f = fields(meta) if meta.get("schema_version") == RECORD_VERSION else meta
+    f = fields(meta)
     if meta.get("schema_version") not in MIGRATED_VERSIONS:
         speaker = f.get(LIBRARY_FIELDS["speaker"])
     else:  # an older record: the speaker was read from the caller's metadata
@@ -222,7 +223,7 @@ def to_indexed(unit_id: str, document: str | None, meta: Mapping[str, Any]) -> I
     return IndexedUnit(
         id=unit_id,
         seq=int(f["seq"]),
-        text=_text(document, f),
+        text=stored_text(document, f),
         kind=f.get("kind", "world"),
         status=f.get("status", "active"),
         source=f.get("source", "user"),

@@ -77,7 +77,6 @@ def test_an_old_record_with_library_keys_in_metadata_is_migrated_on_read(flat_re
     meta = flat_record(meta, 1)
     for key in LIBRARY_FIELDS.values():  # as schema 1 (before the typed fields) wrote it
         meta[key] = None  # None removes a key from a Chroma record
-    meta["schema_version"] = 1
     meta["metadata"] = json.dumps({"mine": 1, "hindsight_lesson": {"lesson": "run migrations", "outcome": "success"},
                                    "speaker": "ops-bot"})
     store = bank.store
