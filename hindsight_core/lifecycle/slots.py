@@ -95,7 +95,7 @@ def same_word(a: str, b: str) -> bool:
     if a == b:
         return True
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    if len(short) < 5 or any(c.isdigit() for c in short):
+    if len(short) < 5 or any(c.isdigit() for c in a + b):  # "cache-node-07" is not a form of "cache"
         return False
     common = len(os.path.commonprefix([short, long_]))
     return common >= 5 and common >= len(short) - 1

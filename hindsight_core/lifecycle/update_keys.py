@@ -79,6 +79,22 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
             content(text[m.end():]))
 
 
+@functools.lru_cache(maxsize=4096)
+def subject_head(text: str) -> str | None:
+    """The last content word before the subject's first preposition, when one follows it: "standup"
+    in "Standup for the data team is at 9:30", "manager" in "Our account manager at Vellum is Priya"."""
+    m = MAIN_VERB.search(text)
+    if m is not None and _BEFORE_COPULA.match(text, m.end()):
+        m = MAIN_VERB.search(text, m.end()) or m
+    if m is None:
+        return None
+    parts = _PREP.split(text[: m.start()], maxsplit=1)
+    if len(parts) < 2:
+        return None
+    words = [w for w in content(parts[0]) if not number_like(w) and w not in NOT_VALUE]
+    return words[-1] if words else None
+
+
 #: A participle after a copula names the attribute ("is due", "are based in", "is pinned to").
 _PARTICIPLE = re.compile(r"\s+(?:now\s+|still\s+|currently\s+)?(due|located|based|scheduled|set|booked|held|hosted|"
                          r"stored|kept|pinned)\b", re.I)
@@ -89,11 +105,14 @@ _BEFORE_COPULA = re.compile(r"\s+(are|is|were|was|have|has)\b", re.I)
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve".split())
 
 
-def key_heads(subject: tuple[str, ...], verb: str | None, value: tuple[str, ...]) -> tuple[str, ...]:
+def key_heads(subject: tuple[str, ...], verb: str | None, value: tuple[str, ...],
+              head: str | None = None) -> tuple[str, ...]:
     """The words that name the attribute: the subject's last noun, the verb, and, for a statement
-    about the speaker ("I take my coffee black", "I'm allergic to nuts"), the first value word."""
+    about the speaker ("I take my coffee black", "I'm allergic to nuts"), the first value word.
+    ``head``: the noun before the subject's first preposition (:func:`subject_head`), which names
+    the thing when an adjunct follows it ("*standup* for the data team")."""
     words = [w for w in subject if not number_like(w) and w not in NOT_VALUE]
-    heads = words[-1:] + ([verb] if verb else [])
+    heads = words[-1:] + ([head] if head and head not in words[-1:] else []) + ([verb] if verb else [])
     if not words:
         heads += [w for w in value if not number_like(w) and w not in _NUMBER_WORDS and w not in NOT_VALUE][:1]
     return tuple(heads)
@@ -145,6 +164,22 @@ def stranger(word: str, o_words: list[str]) -> bool:
 MONTH = re.compile(r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*", re.I)
 DAY_OR_MONTH = re.compile(r"(mon|tues|wednes|thurs|fri|satur|sun)day|(jan|febr)uary|march|april|may|june|july|"
                            r"august|(sept|nov|dec)ember|october", re.I)
+
+
+def other_subject_id(older: str, o: Reading, n: Reading) -> bool:
+    """:func:`other_id`, where an id of the earlier statement names its subject: "db-primary-01 runs
+    Postgres 14" / "db-replica-03 runs 15" are two hosts, but in "Session-cache Redis runs on
+    cache-node-07" / "session cache redis now lives on cache-node-12" the id is the value that changed.
+
+    Example:
+        >>> other_subject_id("Session-cache Redis runs on cache-node-07.", read("Session-cache Redis runs on cache-node-07."),
+        ...                  read("session cache redis now lives on cache-node-12"))
+        False
+    """
+    if not other_id(o, n):
+        return False
+    subject = key_and_value(older)[0]
+    return any(t in subject for t in o.names if is_id(t) or _CODE.fullmatch(t))
 
 
 def another_id(older: str, newer: str) -> bool:

@@ -31,7 +31,8 @@ from hindsight_core.lifecycle.slots import Reading, read, same_word, slots
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, split_clauses,
                                                   update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_VALUE, RELATED_MIN_SIM, another_id, is_id,
-                                                  is_tool_record, key_and_value, key_heads, number_like, other_id,
+                                                  is_tool_record, key_and_value, key_heads, number_like, other_id, other_subject_id,
+                                                  subject_head,
                                                   present, sibling_id)
 from hindsight_core.lifecycle.update_languages import changed_in_other_language, in_other_language, is_foreign
 from hindsight_core.lifecycle.update_records import tool_field_changed
@@ -151,7 +152,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     if not part.strip():
         return None, 0.0
     o, n = read(older), read(part)
-    if (other_id(o, n) or sibling_id(older, part) or other_instance(older, part) or other_possessor(older, part)
+    if (other_subject_id(older, o, n) or sibling_id(older, part) or other_instance(older, part) or other_possessor(older, part)
             or about_someone_else(older, part)):
         return None, 0.0  # one template, two subjects; or the speaker's fact, then another person's
     role = role_change(older, part, o)
@@ -182,7 +183,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     if swapped(o, n) or flipped(older, part):
         return None, 0.0
     subject, verb, value = key_and_value(older)
-    heads = key_heads(subject, verb, value)
+    heads = key_heads(subject, verb, value, subject_head(older))
     value = tuple(v for v in value if v not in heads)
     removed = value_removed(value, part, n, tuple(w for w in subject + heads if not number_like(w)), older)
     said_heads = [h for h in heads if not subject and h != verb and present(h, n)]  # "Booked *the Ibis*"

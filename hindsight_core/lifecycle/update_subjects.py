@@ -50,7 +50,23 @@ def flipped(older: str, newer: str) -> bool:
     at_first = [j for j, t in enumerate(n_words) if same_word(t, first)  # "the raw diet *for Luna*": an adjunct
                 and not (j and n_words[j - 1] in _ADJUNCT_PREP)]
     at_second = [j for j, t in enumerate(n_words) if same_word(t, second)]
+    if any(j + 1 in at_first for j in at_second) and _adjunct_of(o_words, first, second):
+        return False  # "Flight *to Lisbon*" said as "the Lisbon flight": one noun phrase, reordered
     return bool(at_first and at_second) and min(at_first) > min(at_second)
+
+
+_NOUN_PREP = frozenset({"to", "for", "of", "from", "at", "in", "on", "with"})
+
+
+def _adjunct_of(words: list[str], first: str, second: str) -> bool:
+    """``second`` is the object of a preposition right after ``first`` ("flight to Lisbon",
+    "training for the U12s")."""
+    for i, w in enumerate(words[:-2]):
+        if same_word(w, first) and words[i + 1] in _NOUN_PREP:
+            rest = [t for t in words[i + 2:i + 4] if t not in ("the", "a", "an", "our", "my")]
+            if rest and same_word(rest[0], second):
+                return True
+    return False
 
 
 def parallel(o: Reading, n: Reading) -> bool:

@@ -527,3 +527,37 @@ def test_an_addition_said_with_too_before_a_conjunction():
 
     assert is_addition("Little Omar starts coming on Fridays too, so that's four kids at the table")
     assert not is_addition("we renamed the bot to Pip, the command changed too so update your notes")
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # an id that is the value changes; an id that names the subject is another subject
+    ("The search index lives on host es-node-04.", "heads up, the search index now lives on es-node-09", True),
+    ("Nightly exports are written to bucket exports-eu-2.", "nightly exports now go to exports-eu-5 after the migration",
+     True),
+    ("db-primary-01 runs Postgres 14.", "db-replica-03 now runs Postgres 15", False),
+])
+def test_an_id_is_another_subject_only_where_it_names_the_subject(older, newer, updates):
+    assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
+def test_a_word_with_digits_is_no_form_of_a_plain_word():
+    assert not same_word("cache-node-07", "cache") and not same_word("build-12", "build")
+    assert same_word("thumbnailer", "thumbnailers") and same_word("node-7", "node-7")
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # the thing is named before the adjunct ("standup for the design team"): repeating it keeps the key
+    ("The deadline for the grant report is 12 May.", "correction: the deadline is the 19th, not the 12th", True),
+    ("Lunch for the design team is at 12:30.", "standup for the design team is at 10:15 now", False),
+])
+def test_the_noun_before_an_adjunct_names_the_subject(older, newer, updates):
+    assert (judge_update(older, newer, 0.5) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # "flight to Lisbon" said as "the Lisbon flight" is one noun phrase reordered, not two roles swapped
+    ("Train to Leeds leaves at 8:10 on Monday.", "rail app says the leeds train now departs 9:25", True),
+    ("Nadia's manager is Hana.", "Bruno's manager is now Nadia.", False),
+])
+def test_a_prepositional_phrase_reordered_is_the_same_subject(older, newer, updates):
+    assert (judge_update(older, newer, 0.6) is not None) is updates
