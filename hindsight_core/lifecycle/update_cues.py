@@ -40,7 +40,8 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(thinking (about|of)|think(ing)? we (should|might)|might|maybe|considering|consider|there'?s talk|"
         r"talk of|planning to|(i|we|they|you|he|she) (\w+ )?plan to|plan is to|we'll see|nothing decided|not decided|"
         r"want to try|wants? to try|floated|"
-        r"propos(e|ed|al)|might try|could try|tempted|tempting|wondering|someday|one day|eventually|"
+        r"propos(e|ed|al)|might try|could try|tempted|tempting|wondering|someday|"
+        r"one day(?! (later|earlier|early|late|ahead|before|after|sooner)\b)|eventually|"  # not "moved one day later"
         r"depends (on )?how|next (year|quarter|month)\b.*\b(might|maybe|if|depends)|hop(e|ing) to|aim(ing)? (to|for)|"
         r"keep (you|everyone) posted|(we|i) should (really )?(?!be\b)\w+|"
         # "thinking the supplies could go in the garage", "they were talking about pushing it",

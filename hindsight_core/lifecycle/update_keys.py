@@ -172,9 +172,12 @@ def other_subject_id(older: str, o: Reading, n: Reading) -> bool:
     cache-node-07" / "session cache redis now lives on cache-node-12" the id is the value that changed.
 
     Example:
-        >>> other_subject_id("Session-cache Redis runs on cache-node-07.", read("Session-cache Redis runs on cache-node-07."),
-        ...                  read("session cache redis now lives on cache-node-12"))
+        >>> older = "Session-cache Redis runs on cache-node-07."
+        >>> other_subject_id(older, read(older), read("session cache redis now lives on cache-node-12"))
         False
+        >>> older = "db-primary-01 runs Postgres 14."
+        >>> other_subject_id(older, read(older), read("db-replica-03 runs 15"))
+        True
     """
     if not other_id(o, n):
         return False

@@ -69,6 +69,11 @@ def _new_agent(o: Reading, part: str) -> bool:
     return False
 
 
+#: A capitalised word opening the text right before a transfer cue ("Priya now leads"): names()
+#: skips sentence openers, which are mostly common words, but here the word is the new doer.
+_OPENING_NAME = re.compile(r"^\W*([A-Z][a-z'’-]+)\s*$")
+
+
 def role_change(older: str, part: str, o: Reading) -> str | None:
     """A duty held by one person passed to another, a title changed, or a job ended; or None.
 
@@ -90,9 +95,12 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
     if _new_agent(o, part) and any(not present(x, o) and x not in people and not is_id(x) and len(x) > 2
                                    and not DAY_OR_MONTH.fullmatch(x) for x in n.names):
         return "the duty passed to someone else"  # "Jamie walks the dog" / "new dog walker ... it's Corinne"
-    if not _ROLE_WORDS.search(older) or not _TRANSFER.search(part):
+    transfer = _TRANSFER.search(part)
+    if not _ROLE_WORDS.search(older) or not transfer:
         return None
-    newcomers = [x for x in n.names if not present(x, o) and x not in people and not is_id(x) and len(x) > 2]
+    opener = _OPENING_NAME.match(part[:transfer.start()])  # "Priya now leads mobile": a name opening the text
+    names_ = n.names | ({opener.group(1).lower()} if opener else set())
+    newcomers = [x for x in names_ if not present(x, o) and x not in people and not is_id(x) and len(x) > 2]
     if not newcomers:
         return None
     duty = [w for w in content(older) if w not in people and not _ROLE_WORDS.fullmatch(w) and w not in NOT_VALUE]

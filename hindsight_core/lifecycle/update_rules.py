@@ -31,17 +31,16 @@ from hindsight_core.lifecycle.slots import Reading, read, same_word, slots
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, split_clauses,
                                                   update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_VALUE, RELATED_MIN_SIM, another_id, is_id,
-                                                  is_tool_record, key_and_value, key_heads, number_like, other_id, other_subject_id,
-                                                  subject_head,
-                                                  present, sibling_id)
+                                                  is_tool_record, key_and_value, key_heads, number_like,
+                                                  other_subject_id, present, sibling_id, subject_head)
 from hindsight_core.lifecycle.update_languages import changed_in_other_language, in_other_language, is_foreign
 from hindsight_core.lifecycle.update_records import tool_field_changed
 from hindsight_core.lifecycle.update_roles import moved_elsewhere, renamed, role_change
 from hindsight_core.lifecycle.update_statements import (is_atomic, is_episode_turn, one_belief, one_sentence, said,
-                                                        split_sentences)
+                                                        split_sentences, without_instructions)
 from hindsight_core.lifecycle.update_subjects import (about_someone_else, another_subject, flipped, negates_another,
                                                       other_instance, other_possessor, parallel, sibling_fact,
-                                                      subject_substituted, swapped)
+                                                      subject_replaced, subject_substituted, swapped)
 from hindsight_core.lifecycle.update_values import (near_removal, one_number_per_slot, qualifier_swapped, same_number_kind,
                                                     same_shape, states_new_value, value_removed)
 from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, form_change
@@ -114,6 +113,7 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if is_episode_turn(older):
         return None, 0.0
     older, newer = said(older), said(newer)
+    older = without_instructions(older)
     if older.rstrip().endswith("?") or not one_sentence(older):
         return None, 0.0  # (before the reading below, which costs more than all the rest of a stop)
     o = read(older)
@@ -152,11 +152,11 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     if not part.strip():
         return None, 0.0
     o, n = read(older), read(part)
-    if (other_subject_id(older, o, n) or sibling_id(older, part) or other_instance(older, part) or other_possessor(older, part)
-            or about_someone_else(older, part)):
+    if (other_subject_id(older, o, n) or sibling_id(older, part) or other_instance(older, part)
+            or other_possessor(older, part) or about_someone_else(older, part)):
         return None, 0.0  # one template, two subjects; or the speaker's fact, then another person's
     role = role_change(older, part, o)
-    if role is not None:
+    if role is not None and not subject_replaced(older, part):
         return role, 1.0
     if tool_field_changed(older, newer, o):
         return "a tool field reports another value", 1.0

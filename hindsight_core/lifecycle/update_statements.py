@@ -19,7 +19,7 @@ import re
 from hindsight_core.lifecycle.slots import Reading, content, read
 
 __all__ = ["ATOMIC_MAX_WORDS", "is_atomic", "one_sentence", "is_episode", "is_episode_turn", "said", "split_sentences",
-           "one_belief"]
+           "one_belief", "without_instructions"]
 
 #: Texts whose readings are kept: capture asks about both texts of each pair it compares, and a batch
 #: of 64 beliefs meets at most 64 x 16 pairs (as ``update_rules``' pair cache).
@@ -39,7 +39,7 @@ ATOMIC_MAX_WORDS = 12
 #: A sentence ends at ".", "!" or "?" and a space, except after a title or an abbreviation ("Dr. Lee").
 _SENTENCE_END = re.compile(r"(?<=[.!?])" + "".join(rf"(?<!\b{a}\.)" for a in ("Dr", "Mr", "Ms", "Mrs", "St", "Prof", "Jr",
                                                                             "Sr", "vs", "e.g", "i.e", "approx", "Mt"))
-                           + r"\s+(?=\S)")
+                           + r"\s+(?=\S)(?!(?<=\b[Nn]o\.\s)\d)")  # "at no. 14": a number sign
 
 
 def is_atomic(text: str, reading: Reading) -> bool:
@@ -111,3 +111,24 @@ def one_belief(text: str) -> bool:
     # one_sentence first: it needs no reading, and most chat turns fail it
     return (not text.rstrip().endswith("?") and one_sentence(text) and not is_episode(text)
             and is_atomic(text, read(text)))
+
+
+#: A sentence that asks the listener to do something: "Please ...", "Don't ...", "Use that ...". Not
+#: "Let's ..." or "Let me know ...": chat turns end that way after a feeling or a story (LoCoMo).
+_INSTRUCTION = re.compile(r"^\W*(please|pls|use|make sure|don'?t|do not|ask|call|ping|remind|bring|text|email|send|"
+                          r"mention)\b", re.I)
+
+
+def without_instructions(text: str) -> str:
+    """``text`` without the requests that follow its statement: an instruction to the listener is no
+    second fact, so the statement before it can still be updated as one.
+
+    Example:
+        >>> without_instructions("Sprint boards live in Jotwell. Please make sure you have an account.")
+        'Sprint boards live in Jotwell.'
+    """
+    sentences = split_sentences(text)
+    kept = list(sentences)
+    while len(kept) > 1 and _INSTRUCTION.match(kept[-1]):
+        kept.pop()
+    return " ".join(kept) if len(kept) < len(sentences) else text

@@ -14,13 +14,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from hindsight_core.lifecycle.slots import Reading, STOP, content, same_word
+from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_word
 from hindsight_core.lifecycle.update_cues import update_cue
 from hindsight_core.lifecycle.update_keys import (DAY_OR_MONTH, MAIN_VERB, NOT_VALUE, key_and_value, number_like,
                                                   present, raw_words, stem_word, stranger)
 
-__all__ = ["swapped", "flipped", "parallel", "subject_substituted", "another_subject", "other_instance",
-           "other_possessor", "about_someone_else", "negates_another", "sibling_fact"]
+__all__ = ["swapped", "flipped", "parallel", "subject_substituted", "subject_replaced", "another_subject",
+           "other_instance", "other_possessor", "about_someone_else", "negates_another", "sibling_fact"]
 
 _PARALLEL_MAX = 14  # content words; longer texts are messages, not template facts
 _SHORT_STATEMENT = 6  # content words of a one-fact statement ("The auth api moved to port 3896.")
@@ -147,6 +147,20 @@ def _other_head_before_verb(older: str, newer: str, head: str) -> bool:
         if prev and _new_subject_word(prev[-1], raw_words(older)):
             return True
     return False
+
+
+def subject_replaced(older: str, part: str) -> bool:
+    """The earlier statement's subject is one word the later text drops, another new word stands
+    right before the same verb there, and none of the earlier value recurs ("Dagny reports to
+    Farrukh" / "Wen reports to Lotte"): the same verb about another pair, not a duty handed over
+    ("Jamie walks the dog" / "Corinne walks the dog now")."""
+    subject, _, value = key_and_value(older)
+    m = MAIN_VERB.search(older)
+    n = read(part)
+    if len(subject) != 1 or m is None or present(subject[0], n) or any(present(v, n) for v in value):
+        return False
+    before = raw_words(older[: m.start()])
+    return bool(before) and _other_head_before_verb(older, part, before[-1])
 
 
 def another_subject(older: str, part: str, o: Reading, n: Reading) -> bool:

@@ -561,3 +561,40 @@ def test_the_noun_before_an_adjunct_names_the_subject(older, newer, updates):
 ])
 def test_a_prepositional_phrase_reordered_is_the_same_subject(older, newer, updates):
     assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # the same verb about another pair of people is no duty handed over
+    ("Marek reports to Ilse.", "since the reorg Tobias reports to Henrike", False),
+    ("Jamie walks the dog.", "new dog walker: Corinne walks the dog from now on", True),
+])
+def test_a_duty_is_handed_over_only_when_its_object_recurs(older, newer, updates):
+    assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
+def test_a_name_opening_the_message_can_take_over_a_duty():
+    assert judge_update("Tomas leads the mobile team.", "Priya now leads mobile", 0.6) == "the duty passed to someone else"
+    assert judge_update("Tomas leads the mobile team.", "Standup now runs at 10", 0.6) is None
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # a request after the statement is no second fact: the statement is still one value
+    ("Team chat lives in Rocket.Chat. Please install the desktop app before Monday.",
+     "heads up, team chat moved to Zulip this week, Rocket.Chat gets switched off Friday", True),
+    ("Team chat lives in Rocket.Chat. It also hosts the release bot.",
+     "heads up, team chat moved to Zulip this week", False),
+])
+def test_a_request_after_a_statement_is_no_second_fact(older, newer, updates):
+    assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
+def test_a_number_sign_ends_no_sentence():
+    from hindsight_core.lifecycle.update_statements import one_sentence
+
+    assert one_sentence("The spare key is with Mr Grant at no. 9 on our street.")
+    assert not one_sentence("The answer is no. We moved it.")
+
+
+def test_one_day_later_is_a_shift_not_someday():
+    assert look_alike("the dentist moved my appointment one day later, it's Thursday now") is None
+    assert look_alike("one day we'll move to the coast") == "plan"
