@@ -182,11 +182,15 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
         if ranked["speaker"]:
             smap = dict(ranked["speaker"])
             extras["speaker"] = (np.array([smap.get(i, 0.0) for i in pool]), cfg.aggregate_weight)
-        if cfg.current_phrase_weight and ch.asks_current(req.query):
+        asks_now = ch.asks_current(req.query)
+        if cfg.current_phrase_weight and asks_now:
             extras["phrase"] = (ch.phrase_scores(text, pool, index), cfg.current_phrase_weight)
         final = scorer.score(pool, extras)
         order = np.argsort(-final, kind="stable")
-        if cfg.ranker == "learned" and len(pool) >= cfg.ranker_min_pool and (req.kinds is None or "world" in req.kinds):
+        # a question about the present where facts in the pool have changed: the weighted order with the
+        # question's word pairs decides (the trees were fitted on chat turns and read no such weight)
+        if (cfg.ranker == "learned" and len(pool) >= cfg.ranker_min_pool and not (asks_now and successor_of)
+                and (req.kinds is None or "world" in req.kinds)):
             fused = _learned_order(scorer, pool, extras, req.query, final, order, cfg.ranker_head)
         else:
             fused = [(pool[j], float(final[j])) for j in order]
