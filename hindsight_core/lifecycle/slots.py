@@ -95,10 +95,11 @@ def same_word(a: str, b: str) -> bool:
     if a == b:
         return True
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    if len(short) < 5 or any(c.isdigit() for c in a + b):  # "cache-node-07" is not a form of "cache"
+    if len(short) < 5:
         return False
     common = len(os.path.commonprefix([short, long_]))
-    return common >= 5 and common >= len(short) - 1
+    # digits last (most pairs fail on the prefix): "cache-node-07" is not a form of "cache"
+    return common >= 5 and common >= len(short) - 1 and not any(map(str.isdigit, a + b))
 
 
 @functools.lru_cache(maxsize=8192)

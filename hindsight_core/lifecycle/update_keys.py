@@ -60,11 +60,7 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
     With no known verb found, a statement that opens with a pronoun ("I order...", "We book...") has
     the word after it as its verb and no subject words; any other has its first two content words.
     """
-    m = MAIN_VERB.search(text)
-    if m is not None and _BEFORE_COPULA.match(text, m.end()):  # "expense *reports* are due": a plural noun
-        m = MAIN_VERB.search(text, m.end()) or m
-    if m is not None and m.group(0).lower() in _COPULA:  # "reports are *due*", "the office is *based* in"
-        m = _PARTICIPLE.match(text, m.end()) or m
+    m = _main_verb(text)
     if m is None:
         own = _SPEAKER_VERB.match(text)  # "I order soy lattes": the word after the pronoun is the verb
         if own is not None and content(own.group(1)):
@@ -79,13 +75,21 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
             content(text[m.end():]))
 
 
+def _main_verb(text: str) -> re.Match[str] | None:
+    """The statement's attribute verb (:func:`key_and_value`), or a participle after its copula."""
+    m = MAIN_VERB.search(text)
+    if m is not None and _BEFORE_COPULA.match(text, m.end()):  # "expense *reports* are due": a plural noun
+        m = MAIN_VERB.search(text, m.end()) or m
+    if m is not None and m.group(0).lower() in _COPULA:  # "reports are *due*", "the office is *based* in"
+        m = _PARTICIPLE.match(text, m.end()) or m
+    return m
+
+
 @functools.lru_cache(maxsize=4096)
 def subject_head(text: str) -> str | None:
     """The last content word before the subject's first preposition, when one follows it: "standup"
     in "Standup for the data team is at 9:30", "manager" in "Our account manager at Vellum is Priya"."""
-    m = MAIN_VERB.search(text)
-    if m is not None and _BEFORE_COPULA.match(text, m.end()):
-        m = MAIN_VERB.search(text, m.end()) or m
+    m = _main_verb(text)
     if m is None:
         return None
     parts = _PREP.split(text[: m.start()], maxsplit=1)
@@ -135,10 +139,14 @@ def is_id(tok: str) -> bool:
 _CODE = re.compile(r"[a-z]{1,4}\d{2,}")
 
 
+#: The shapes of numbered ids: hyphenated ("db-primary-01") and codes ("BA117").
+_ID_SHAPES = (is_id, _CODE.fullmatch)
+
+
 def other_id(o: Reading, n: Reading) -> bool:
     """Both name a numbered id of one shape ("db-primary-01" / "db-replica-03", "BA117" / "BA119")
     and not each other's."""
-    for shape in (is_id, _CODE.fullmatch):
+    for shape in _ID_SHAPES:
         ids_o = {t for t in o.names if shape(t)}
         ids_n = {t for t in n.names if shape(t)}
         if ids_o and ids_n and not ids_o & ids_n:
@@ -182,7 +190,7 @@ def other_subject_id(older: str, o: Reading, n: Reading) -> bool:
     if not other_id(o, n):
         return False
     subject = key_and_value(older)[0]
-    return any(t in subject for t in o.names if is_id(t) or _CODE.fullmatch(t))
+    return any(t in subject for t in o.names if any(shape(t) for shape in _ID_SHAPES))
 
 
 def another_id(older: str, newer: str) -> bool:

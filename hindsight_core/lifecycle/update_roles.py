@@ -99,8 +99,8 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
     if not _ROLE_WORDS.search(older) or not transfer:
         return None
     opener = _OPENING_NAME.match(part[:transfer.start()])  # "Priya now leads mobile": a name opening the text
-    names_ = n.names | ({opener.group(1).lower()} if opener else set())
-    newcomers = [x for x in names_ if not present(x, o) and x not in people and not is_id(x) and len(x) > 2]
+    named = n.names | ({opener.group(1).lower()} if opener else set())
+    newcomers = [x for x in named if not present(x, o) and x not in people and not is_id(x) and len(x) > 2]
     if not newcomers:
         return None
     duty = [w for w in content(older) if w not in people and not _ROLE_WORDS.fullmatch(w) and w not in NOT_VALUE]

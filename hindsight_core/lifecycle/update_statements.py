@@ -127,6 +127,8 @@ def without_instructions(text: str) -> str:
         >>> without_instructions("Sprint boards live in Jotwell. Please make sure you have an account.")
         'Sprint boards live in Jotwell.'
     """
+    if one_sentence(text):  # most texts: nothing follows the statement (and this is cached)
+        return text
     sentences = split_sentences(text)
     kept = list(sentences)
     while len(kept) > 1 and _INSTRUCTION.match(kept[-1]):
