@@ -143,6 +143,7 @@ def run(conversations: list[int], max_questions: int | None = None, systems: tup
     latencies: dict[str, list[float]] = {s: [] for s in systems}
     ingest_turns, ingest_s, plain_s, plain_turns, background_s = 0, 0.0, 0.0, 0, 0.0
     model_s, model_texts = 0.0, 0  # the engine's embedding calls during capture
+    orderings: dict[str, int] = {}  # how the engine's recalls ordered their pools (trace["ordering"])
     engine = MemoryEngine.ephemeral(embedder=embedder)
     for ci in conversations:
         conv = convs[ci] if sessions is None else _first_sessions(convs[ci], sessions)
@@ -179,6 +180,7 @@ def run(conversations: list[int], max_questions: int | None = None, systems: tup
                 t0 = time.perf_counter()
                 if system == "engine":
                     res = bank.recall(q.question, k=k, as_of=conv.as_of)
+                    orderings[res.trace["ordering"]] = orderings.get(res.trace["ordering"], 0) + 1
                     ranked = [turns_of.get(h.unit.id) or [h.unit.metadata.get("dia_id", "")] for h in res.hits]
                     texts = [h.unit.text for h in res.hits]
                 else:
@@ -204,6 +206,7 @@ def run(conversations: list[int], max_questions: int | None = None, systems: tup
         }
     if "engine" in systems and ingest_s:
         out["systems"]["engine"]["ingest_turns_per_s"] = round(ingest_turns / ingest_s, 1)
+        out["systems"]["engine"]["orderings"] = orderings
         out["ingest"] = {
             "turns": ingest_turns,
             "capture_s": round(ingest_s, 2),

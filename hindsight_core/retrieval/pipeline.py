@@ -17,6 +17,7 @@
 
 Every returned :class:`Candidate` lists each channel that found it as ``(channel, rank, score)``;
 "neighbour" marks a unit that entered the pool only as the neighbour of one that was found.
+The trace's ``ordering`` says which of ``"learned"``, ``"weighted"`` or ``"rrf"`` ordered the pool.
 """
 
 from __future__ import annotations
@@ -171,6 +172,7 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
     in_pool = set(pool)
     pool = pool + [uid for uid in successor_of if uid not in in_pool]
     lap("graph")
+    ordering = "rrf" if cfg.fusion == "rrf" else "weighted"  # "learned" once the trees take the head
     if cfg.fusion == "rrf":
         allowed = set(pool)
         fused = [(i, s) for i, s in rrf_fuse({k: ranked[k] for k in ("dense", "keyword")}, cfg.rrf_k) if i in allowed]
@@ -192,6 +194,7 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
         if (cfg.ranker == "learned" and len(pool) >= cfg.ranker_min_pool and not (asks_now and successor_of)
                 and (req.kinds is None or "world" in req.kinds)):
             fused = _learned_order(scorer, pool, extras, req.query, final, order, cfg.ranker_head)
+            ordering = "learned"
         else:
             fused = [(pool[j], float(final[j])) for j in order]
     fused = present.inherit(fused, successor_of)
@@ -230,6 +233,7 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
         "entities": q_entities,
         "window": window,
         "pool": len(pool),
+        "ordering": ordering,
         "top": {name: [uid for uid, _ in hits[:10]] for name, hits in ranked.items()},
         "timings_ms": timings,
         "earlier": {old: {"by": new, "until": units[new].mentioned_at} for old, new in earlier.items()},

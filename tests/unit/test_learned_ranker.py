@@ -91,23 +91,33 @@ def _bank(n: int) -> tuple[InMemoryBankIndex, HashEmbedder]:
     return idx, emb
 
 
-def _recall(idx, emb, cfg, query="What does Melanie do at the beach?", kinds=None):
+def _recall(idx, emb, cfg, query="What does Melanie do at the beach?", kinds=None, trace=None):
     req = RetrievalRequest(query, emb.embed([query])[0], 1.8e9, cfg.k, frozenset({"active"}), kinds=kinds)
-    return retrieve(req, idx, cfg)[0]
+    cands, seen = retrieve(req, idx, cfg)
+    if trace is not None:
+        trace.update(seen)
+    return cands
 
 
 def test_a_pool_under_the_minimum_keeps_the_weighted_order():
     idx, emb = _bank(30)
-    learnt = _recall(idx, emb, RecallConfig())
+    trace: dict = {}
+    learnt = _recall(idx, emb, RecallConfig(), trace=trace)
     weighted = _recall(idx, emb, RecallConfig(ranker="weighted"))
     assert [(c.id, c.score) for c in learnt] == [(c.id, c.score) for c in weighted]
+    assert trace["ordering"] == "weighted"  # the trace says which ordering a recall got
 
 
 def test_a_large_pool_is_ranked_by_the_trees_and_scores_stay_sorted():
     idx, emb = _bank(160)
     cfg = RecallConfig(k=40, ranker_head=20)
-    learnt = _recall(idx, emb, cfg)
-    weighted = _recall(idx, emb, cfg.model_copy(update={"ranker": "weighted"}))
+    trace: dict = {}
+    learnt = _recall(idx, emb, cfg, trace=trace)
+    assert trace["ordering"] == "learned"
+    weighted = _recall(idx, emb, cfg.model_copy(update={"ranker": "weighted"}), trace=trace)
+    assert trace["ordering"] == "weighted"
+    _recall(idx, emb, cfg.model_copy(update={"fusion": "rrf"}), trace=trace)
+    assert trace["ordering"] == "rrf"
     scores = [c.score for c in learnt]
     assert scores == sorted(scores, reverse=True)
     # the head is the weighted head, reordered; the tail follows in weighted order
@@ -122,7 +132,9 @@ def test_a_lessons_only_recall_keeps_the_weighted_order():
         u.kind = "observation"
     cfg = RecallConfig(k=40, ranker_head=20)
     lessons = frozenset({"observation", "skill"})
-    learnt = _recall(idx, emb, cfg, kinds=lessons)
+    trace: dict = {}
+    learnt = _recall(idx, emb, cfg, kinds=lessons, trace=trace)
+    assert trace["ordering"] == "weighted"
     weighted = _recall(idx, emb, cfg.model_copy(update={"ranker": "weighted"}), kinds=lessons)
     assert len(learnt) == 40 and [c.id for c in learnt] == [c.id for c in weighted]
     assert [c.id for c in _recall(idx, emb, cfg, kinds=lessons | {"world"})] != [c.id for c in weighted]
