@@ -5,12 +5,14 @@ Every question of LoCoMo is recalled through the recall pipeline over the fast h
 final pool's features (:func:`hindsight_core.retrieval.learned.features`) are kept with a label per
 unit: is it one of the question's evidence turns. Boosted regression trees (logistic loss, Newton
 leaves, scikit-learn's ``DecisionTreeRegressor`` as the tree learner) are fitted on conversations 0-6
-only; conversations 7-9 are scored with them and with the weighted sum, side by side.
+only, once per seed (each seed samples other non-evidence units), and shipped as one model that
+averages the fits (bagging: one fit's figures move by half a point from seed to seed); conversations
+7-9 are scored with them and with the weighted sum, side by side.
 
-Run: ``python -m benchmarks.recall_model`` (about 3 minutes once the fast harness has cached its
+Run: ``python -m benchmarks.recall_model`` (about 5 minutes once the fast harness has cached its
 embeddings, which takes about 6 minutes the first time; report only), ``--write`` to rewrite
 ``hindsight_core/retrieval/_ranker_trees.py``, ``--loco`` to add a leave-one-conversation-out
-estimate on dev (7 more fits). The published figures come from ``python -m benchmarks.locomo``
+estimate on dev (7 more bagged fits, about 25 minutes). The published figures come from ``python -m benchmarks.locomo``
 through the real engine.
 """
 
@@ -34,6 +36,8 @@ TREES_PATH = Path(learned.__file__).with_name("_ranker_trees.py")
 DEV = range(0, 7)
 #: Boosting settings: trees, depth, learning rate, least units per leaf, share of non-evidence units kept.
 TREES, DEPTH, RATE, LEAF, NEGATIVES = 100, 5, 0.1, 50, 0.1
+#: Fits averaged into the shipped model (seeds 0..SEEDS-1).
+SEEDS = 3
 
 
 @dataclass(slots=True)
@@ -123,6 +127,26 @@ def fit(pools: Iterable[Pool], trees: int = TREES, depth: int = DEPTH, rate: flo
             "right": right, "value": value, "roots": roots, "depth": depth}
 
 
+def fit_bagged(pools: Iterable[Pool], seeds: int = SEEDS, trees: int = TREES, depth: int = DEPTH,
+               rate: float = RATE) -> dict[str, Any]:
+    """The mean of ``seeds`` fits (:func:`fit` with seeds 0..seeds-1) as one model: every fit's trees,
+    their leaf values divided by ``seeds``, so :func:`~hindsight_core.retrieval.learned.score`'s sum is
+    the fits' mean log-odds."""
+    pools = list(pools)
+    fits = [fit(pools, trees=trees, depth=depth, rate=rate, seed=s) for s in range(seeds)]
+    out: dict[str, Any] = {"features": fits[0]["features"], "feature": [], "threshold": [], "left": [], "right": [],
+                           "value": [], "roots": [], "depth": depth}
+    for f in fits:
+        offset = len(out["feature"])
+        out["feature"] += f["feature"]
+        out["threshold"] += f["threshold"]
+        out["left"] += [offset + n for n in f["left"]]
+        out["right"] += [offset + n for n in f["right"]]
+        out["value"] += [round(v / seeds, 6) for v in f["value"]]
+        out["roots"] += [offset + r for r in f["roots"]]
+    return out
+
+
 def rescore(pool: Pool, trees: dict[str, Any], head: int) -> list[str]:
     """The pool's ids in the order the pipeline gives them with ``trees`` (head rescored, tail as weighted)."""
     order = np.argsort(-pool.weighted, kind="stable")
@@ -149,6 +173,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--conversations", default="0-9")
     ap.add_argument("--trees", type=int, default=TREES)
+    ap.add_argument("--seeds", type=int, default=SEEDS, help="fits averaged into the model (bagging)")
     ap.add_argument("--write", action="store_true", help="rewrite hindsight_core/retrieval/_ranker_trees.py")
     ap.add_argument("--loco", action="store_true", help="also fit leaving each dev conversation out")
     ap.add_argument("--out", default=None)
@@ -156,7 +181,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     t0 = time.time()
     pools = collect(a.conversations)
     dev = [p for p in pools if p.conversation in DEV]
-    trees = fit(dev, trees=a.trees)
+    trees = fit_bagged(dev, seeds=a.seeds, trees=a.trees)
     head = RecallConfig().ranker_head
     weighted = [[p.ids[j] for j in np.argsort(-p.weighted, kind="stable")] for p in pools]
     learnt = [rescore(p, trees, head) for p in pools]
@@ -169,7 +194,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if a.loco:
         idx, orders = [], []
         for c in DEV:
-            loo = fit([p for p in dev if p.conversation != c], trees=a.trees)
+            loo = fit_bagged([p for p in dev if p.conversation != c], seeds=a.seeds, trees=a.trees)
             for i, p in enumerate(pools):
                 if p.conversation == c:
                     idx.append(i)
@@ -179,7 +204,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             rows["dev leave-one-conversation-out learned"] = recall_at([pools[i] for i in idx], orders)
     if a.write:
         TREES_PATH.write_text(_module_text(trees, rows), encoding="utf-8")
-    result = {"conversations": a.conversations, "questions": len(pools), "trees": a.trees, "depth": DEPTH,
+    result = {"conversations": a.conversations, "questions": len(pools), "trees": a.trees, "seeds": a.seeds, "depth": DEPTH,
               "recall_at_10": rows, "seconds": round(time.time() - t0, 1)}
     table = ["| pools | all | " + " | ".join(CATEGORY_NAMES.values()) + " |", "|---" * (2 + len(CATEGORY_NAMES)) + "|"]
     table += [f"| {name} | {r['all']} | " + " | ".join(str(r[n]) for n in CATEGORY_NAMES.values()) + " |" for name, r in rows.items()]
@@ -196,7 +221,7 @@ def _module_text(trees: dict[str, Any], rows: dict[str, Any]) -> str:
         '"""Fitted trees of the learned ranker (:mod:`~hindsight_core.retrieval.learned`).\n\n'
         "Written by ``python -m benchmarks.recall_model --write``; do not edit by hand.\n"
         f"Fitted on LoCoMo conversations 0-6 with the bundled all-MiniLM-L6-v2: {len(trees['roots'])} trees of depth "
-        f"{trees['depth']}.\nRecall@10 when written: {json.dumps(held)}.\n"
+        f"{trees['depth']} (fits of several seeds, averaged).\nRecall@10 when written: {json.dumps(held)}.\n"
         '"""\n\n'
         "TREES = {\n" + "".join(f"    {json.dumps(k)}: {_wrapped(v)},\n" for k, v in trees.items()) + "}\n"
     )

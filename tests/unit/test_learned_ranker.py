@@ -65,6 +65,18 @@ def _pools(n: int, seed: int):
     return out
 
 
+def test_a_bagged_model_scores_the_mean_of_its_fits():
+    from benchmarks.recall_model import fit, fit_bagged
+
+    pools = _pools(20, 0)
+    bagged = fit_bagged(pools, seeds=2, trees=4, depth=2)
+    x = np.random.default_rng(3).normal(size=(50, len(learned.FEATURES)))
+    each = [learned.score(x, fit(pools, trees=4, depth=2, seed=s)) for s in (0, 1)]
+    assert len(bagged["roots"]) == 8
+    assert np.allclose(learned.score(x, bagged), np.mean(each, axis=0), atol=1e-4)
+    assert not np.allclose(each[0], each[1])  # the seeds' fits differ: there is something to average
+
+
 def test_fit_learns_an_interaction_and_rescoring_reads_the_exported_trees():
     from benchmarks.recall_model import fit, recall_at, rescore
 
