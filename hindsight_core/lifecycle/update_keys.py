@@ -18,7 +18,7 @@ from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_wo
 from hindsight_core.lifecycle.update_cues import update_cue
 
 __all__ = ["CLOSE_SIM", "RELATED_MIN_SIM", "MAIN_VERB", "is_tool_record", "NOT_VALUE", "key_and_value", "key_heads",
-           "present", "number_like", "is_id", "other_id", "raw_words", "stem_word", "stranger", "MONTH",
+           "present", "number_like", "is_id", "other_id", "raw_words", "phrase_starts", "stem_word", "stranger", "MONTH",
            "DAY_OR_MONTH", "another_id", "sibling_id"]
 
 #: Cosine from which two statements sharing an attribute slot may be about the same thing even when
@@ -154,8 +154,28 @@ def other_id(o: Reading, n: Reading) -> bool:
     return False
 
 
+_RAW_WORD = re.compile(r"[\w'’-]+")
+#: What ends a phrase between two words: sentence and clause punctuation, a line break, a spaced dash
+#: or a list bullet ("review, backups now write to", "Budget name: sandbox", "\n- dwh migration").
+_PHRASE_BREAK = re.compile(r"[.,:;!?()\[\]|{}\n\u2014\u2013→]|(?:^|\s)-+(?:\s|$)")
+
+
 def raw_words(text: str) -> list[str]:
-    return [stem_word(w) for w in re.findall(r"[\w'’-]+", text.lower())]
+    return [stem_word(w) for w in _RAW_WORD.findall(text.lower())]
+
+
+@functools.lru_cache(maxsize=4096)
+def phrase_starts(text: str) -> tuple[bool, ...]:
+    """For each of :func:`raw_words`' words, whether a phrase break stands right before it (a comma,
+    colon, line break, dash...). Words on two sides of a break are no modifier and its noun: in
+    "after the review, backups now write to ..." "review" does not qualify "backups"."""
+    out: list[bool] = []
+    end, bullet = 0, False
+    for m in _RAW_WORD.finditer(text):
+        dash = not m.group(0).strip("-")  # a dash or bullet is punctuation, the words after it a new phrase
+        out.append(bullet or dash or bool(_PHRASE_BREAK.search(f" {text[end:m.start()]} ")))
+        end, bullet = m.end(), dash
+    return tuple(out)
 
 
 def stem_word(w: str) -> str:

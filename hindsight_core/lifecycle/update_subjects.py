@@ -17,7 +17,7 @@ from functools import lru_cache
 from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_word
 from hindsight_core.lifecycle.update_cues import update_cue
 from hindsight_core.lifecycle.update_keys import (DAY_OR_MONTH, MAIN_VERB, NOT_VALUE, key_and_value, number_like,
-                                                  present, raw_words, stem_word, stranger)
+                                                  phrase_starts, present, raw_words, stem_word, stranger)
 
 __all__ = ["swapped", "flipped", "parallel", "subject_substituted", "subject_replaced", "another_subject",
            "other_instance", "other_possessor", "about_someone_else", "negates_another", "sibling_fact"]
@@ -91,6 +91,7 @@ def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[
     same next word: "the *data* team's budget" / "*ML* team's budget", "*Priya* leads" / "*Hiroshi*
     now leads"."""
     o_words, n_words = raw_words(older), raw_words(newer)
+    breaks = phrase_starts(newer)
     a, b = content(older), content(newer)
     short_pair = max(len(a), len(b)) <= _SHORT_STATEMENT and abs(len(a) - len(b)) <= 1
     for i, w in enumerate(o_words):
@@ -106,12 +107,14 @@ def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[
             k = j - 1
             while k >= 0 and (n_words[k] in NOT_VALUE or update_cue(n_words[k])):
                 k -= 1
+            if k >= 0 and any(breaks[k + 1:j + 1]):  # "after the review, backups ...": no modifier of it
+                k = -1
             prev = n_words[k] if k >= 0 else ""
             if _new_subject_word(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
                                                     and not update_cue(prev)):  # "Bruno's manager" / "Farah's manager"
                 return True
-            while k >= 0 and n_words[k] in o_words[:i] and n_words[k] not in STOP:  # past shared subject words:
-                k -= 1  # "the *design* team channel" for "the team Slack channel"
+            while k >= 0 and n_words[k] in o_words[:i] and n_words[k] not in STOP and not breaks[k]:
+                k -= 1  # past shared subject words: "the *design* team channel" for "the team Slack channel"
             if k >= 0 and n_words[k] != prev and _new_subject_word(n_words[k], o_words):
                 return True
         if _other_head_before_verb(older, newer, w):

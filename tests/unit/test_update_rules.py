@@ -598,3 +598,24 @@ def test_a_number_sign_ends_no_sentence():
 def test_one_day_later_is_a_shift_not_someday():
     assert look_alike("the dentist moved my appointment one day later, it's Thursday now") is None
     assert look_alike("one day we'll move to the coast") == "plan"
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # a word across a comma, a colon or a dash from the subject's noun is no modifier of it
+    ("The nightly exports land in bucket reports-us-1.", "After the security audit, exports now go to reports-eu-2.", True),
+    ("The weekly invoice run is on Thursdays.", "Quick note from accounts: invoice runs are on Tuesdays from now on.", True),
+    ("Our release freeze starts on the 12th.", "Big news, everyone - freeze now starts on the 19th.", True),
+    # right before the noun, it is another subject
+    ("The analytics team's dashboards are built in Looker.", "the finance team moved their dashboards to Tableau", False),
+    ("The backend repo uses ruff for linting.", "fwiw the data team moved their notebooks repo to pylint last week", False),
+])
+def test_a_word_across_a_phrase_break_substitutes_no_subject_word(older, newer, updates):
+    assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
+def test_phrase_starts_mark_punctuation_dashes_and_bullets():
+    from hindsight_core.lifecycle.update_keys import phrase_starts, raw_words
+
+    text = "notes\n- dwh migration: done, finally"
+    assert list(zip(raw_words(text), phrase_starts(text))) == [
+        ("note", False), ("-", True), ("dwh", True), ("migration", False), ("done", True), ("finally", True)]
