@@ -619,3 +619,14 @@ def test_phrase_starts_mark_punctuation_dashes_and_bullets():
     text = "notes\n- dwh migration: done, finally"
     assert list(zip(raw_words(text), phrase_starts(text))) == [
         ("note", False), ("-", True), ("dwh", True), ("migration", False), ("done", True), ("finally", True)]
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # a number written in words is a new number for a number
+    ("The conference travel allowance is $1,500.", "Update: the conference travel allowance is now two thousand dollars.",
+     True),
+    ("The Q2 hiring budget is $90,000.", "Finance trimmed it: the Q2 hiring budget is eighty thousand dollars.", True),
+    ("The conference travel allowance is $1,500.", "I also booked two extra nights at the conference hotel.", False),
+])
+def test_a_number_in_words_is_a_new_number(older, newer, updates):
+    assert (judge_update(older, newer, 0.6) is not None) is updates
