@@ -50,11 +50,15 @@ def flipped(older: str, newer: str) -> bool:
     at_first = [j for j, t in enumerate(n_words) if same_word(t, first)  # "the raw diet *for Luna*": an adjunct
                 and not (j and n_words[j - 1] in _ADJUNCT_PREP)]
     at_second = [j for j, t in enumerate(n_words) if same_word(t, second)]
-    if any(j + 1 in at_first for j in at_second) and _adjunct_of(o_words, first, second):
+    breaks = phrase_starts(newer)
+    if _adjunct_of(o_words, first, second) and any(
+            j + d in at_first and not any(breaks[j + 1:j + d + 1]) for j in at_second for d in range(1, _COMPOUND + 1)):
         return False  # "Flight *to Lisbon*" said as "the Lisbon flight": one noun phrase, reordered
     return bool(at_first and at_second) and min(at_first) > min(at_second)
 
 
+#: Words from a compound's first noun to its head: "the data team standup" for "Standup for the data team".
+_COMPOUND = 3
 _NOUN_PREP = frozenset({"to", "for", "of", "from", "at", "in", "on", "with"})
 
 

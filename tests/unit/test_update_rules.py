@@ -630,3 +630,14 @@ def test_phrase_starts_mark_punctuation_dashes_and_bullets():
 ])
 def test_a_number_in_words_is_a_new_number(older, newer, updates):
     assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # "X for the Y Z" said as a compound "the Y Z X": the same noun phrase, reordered
+    ("The retro for the mobile squad is on Thursdays.", "heads up, the mobile squad retro moved to Fridays", True),
+    ("Standup for the platform team is at 9:15.", "From Monday the daily platform team standup is at 9:45.", True),
+    # two names in swapped roles are still two subjects
+    ("Nadia's manager is Hana.", "Bruno's manager is now Nadia.", False),
+])
+def test_an_adjunct_said_as_a_longer_compound_is_the_same_subject(older, newer, updates):
+    assert (judge_update(older, newer, 0.6) is not None) is updates
