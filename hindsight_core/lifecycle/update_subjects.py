@@ -43,7 +43,7 @@ def flipped(older: str, newer: str) -> bool:
     """The earlier text's first word comes before its second in the earlier text and after it in the
     later one ("Nadia's manager is Hana" / "Bruno's manager is now Nadia")."""
     o_words, n_words = raw_words(older), raw_words(newer)
-    o_content = [w for w in o_words if w not in STOP]
+    o_content = [w for w in o_words if w not in STOP and w not in NOT_VALUE and not _PERIODIC.fullmatch(w)]
     if len(o_content) < 2:
         return False
     first, second = o_content[0], o_content[1]
@@ -57,6 +57,9 @@ def flipped(older: str, newer: str) -> bool:
     return bool(at_first and at_second) and min(at_first) > min(at_second)
 
 
+#: How often a value recurs ("*monthly* grocery budget"): it qualifies the value, not the subject, and
+#: comes back in any place ("$450 a month").
+_PERIODIC = re.compile(r"(hour|dai|night|week|fortnight|month|quarter|year)ly|annual|biweekly", re.I)
 #: Words from a compound's first noun to its head: "the data team standup" for "Standup for the data team".
 _COMPOUND = 3
 _NOUN_PREP = frozenset({"to", "for", "of", "from", "at", "in", "on", "with"})

@@ -641,3 +641,13 @@ def test_a_number_in_words_is_a_new_number(older, newer, updates):
 ])
 def test_an_adjunct_said_as_a_longer_compound_is_the_same_subject(older, newer, updates):
     assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # "monthly" says how often the value recurs; "a month" later in the text swaps no subject words
+    ("Monthly phone budget for the family is $90.", "we bumped the phone allowance by twenty a month, so it's $110 now",
+     True),
+    ("Nadia's manager is Hana.", "Bruno's manager is now Nadia.", False),
+])
+def test_a_periodic_qualifier_is_no_subject_word_to_flip(older, newer, updates):
+    assert (judge_update(older, newer, 0.6) is not None) is updates
