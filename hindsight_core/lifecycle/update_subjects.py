@@ -186,7 +186,11 @@ def another_subject(older: str, part: str, o: Reading, n: Reading) -> bool:
 
 def _new_subject_word(word: str, o_words: list[str]) -> bool:
     """A stranger (:func:`stranger`) that is no attribute noun: it names another subject."""
-    return stranger(word, o_words) and word not in _ATTRIBUTE_NOUNS
+    return stranger(word, o_words) and word not in _ATTRIBUTE_NOUNS and word not in _NEGATIONS
+
+
+#: A negation before a noun says the thing is gone ("no deadline anymore", "not veggie"), not which thing.
+_NEGATIONS = frozenset({"no", "not", "never", "without"})
 
 
 #: Qualifiers that pick one instance among several of a kind: environments, regions, platforms,

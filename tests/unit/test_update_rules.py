@@ -651,3 +651,13 @@ def test_an_adjunct_said_as_a_longer_compound_is_the_same_subject(older, newer, 
 ])
 def test_a_periodic_qualifier_is_no_subject_word_to_flip(older, newer, updates):
     assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # "no deadline anymore": a negation before the noun says it is gone, not which deadline
+    ("Firm deadline Monday for the annual tax filing.", "the accountant says the tax filing has no deadline anymore this year",
+     True),
+    ("The analytics team's dashboards are built in Looker.", "the finance team moved their dashboards to Tableau", False),
+])
+def test_a_negation_before_the_noun_substitutes_no_subject_word(older, newer, updates):
+    assert (judge_update(older, newer, 0.6) is not None) is updates
