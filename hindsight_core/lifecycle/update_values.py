@@ -58,6 +58,11 @@ _GONE_BEFORE = re.compile(r"(no|not|never|longer|off|from|left|leaving|quit|gave
 #: Words after it that say so ("Jenkins anymore", "Reno is closed", "Tomas is moving", "X → Y").
 _GONE_AFTER = re.compile(r"(anymore|closed|was|were|fine|moving|moved|left|retired|gone|sold|scrapped|donated|out|off|→|->|=>|"
                          r"is(n't)?|stays?)", re.I)
+#: Participles that say it went, after an auxiliary ("#ops-fire got renamed", "Golden Lotus has shut"). Said
+#: actively they may be the value acting ("Hendricks renamed the channel"), which removes nothing.
+_GONE_PASSIVE = re.compile(r"renamed|replaced|dropped|removed|cancell?ed|decommissioned|discontinued|shut|closed|"
+                           r"retired|sold|scrapped", re.I)
+_AUXILIARY = frozenset({"is", "was", "are", "were", "has", "have", "had", "got", "gets", "been", "being"})
 _GONE_WINDOW = 3  # words between the earlier value and the cue
 
 
@@ -77,6 +82,8 @@ def near_removal(clause: str, found: list[str], older: str = "") -> bool:
         before = [b for b in words[max(0, i - _GONE_WINDOW):i] if b not in own]
         after = [a for a in words[i + 1:i + 1 + _GONE_WINDOW] if a not in own or a in ("is", "was")]
         if any(_GONE_BEFORE.fullmatch(b) for b in before):
+            return True
+        if len(after) > 1 and after[0] in _AUXILIARY and _GONE_PASSIVE.fullmatch(after[1]):
             return True
         if after and (_GONE_AFTER.fullmatch(after[0]) or (len(after) > 1 and after[0] in ("is", "was", "has", "got")
                                                            and _GONE_AFTER.fullmatch(after[1]))):

@@ -661,3 +661,20 @@ def test_a_periodic_qualifier_is_no_subject_word_to_flip(older, newer, updates):
 ])
 def test_a_negation_before_the_noun_substitutes_no_subject_word(older, newer, updates):
     assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer", [
+    # the earlier value, then an auxiliary and a participle of removal: it is the value that went
+    ("The Slack channel for releases is #ship-room.", "FYI #ship-room got renamed to #release-train, update your bookmarks."),
+    ("Our Thursday dinner spot is Casa Verde on Hill Street.",
+     "thursday dinners are at Nonna's from now on, Casa Verde has shut for good"),
+])
+def test_a_passive_participle_of_removal_names_the_earlier_value_as_gone(older, newer):
+    assert judge_update(older, newer, 0.6) is not None
+
+
+def test_a_value_that_acts_is_not_removed():
+    from hindsight_core.lifecycle.update_values import near_removal
+
+    assert near_removal("#ship-room got renamed to #release-train", ["ship-room"])
+    assert not near_removal("Hendricks renamed the shared channel", ["hendricks"])
