@@ -678,3 +678,14 @@ def test_a_value_that_acts_is_not_removed():
 
     assert near_removal("#ship-room got renamed to #release-train", ["ship-room"])
     assert not near_removal("Hendricks renamed the shared channel", ["hendricks"])
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # an identifier without digits is a new value for an identifier with them
+    ("The reporting database host is rpt-db-2.internal.",
+     "we moved the reporting database host to reports.core.internal during the cleanup", True),
+    ("The reporting database host is rpt-db-2.internal.",
+     "the reporting database host also has a read replica, rpt-db-2-ro.internal", False),
+])
+def test_an_identifier_without_digits_is_a_new_value_for_one_with_them(older, newer, updates):
+    assert (judge_update(older, newer, 0.6) is not None) is updates
