@@ -146,7 +146,7 @@ def _text_signals(older: str, newer: str, query: str) -> tuple[float, ...] | Non
         float(update_cue(newer) is not None),
         float(bool(strong_o & strong_n)),
         float(bool(strong_o and strong_n and not strong_o & strong_n)),
-        float(bool(missing and subject_substituted(older, stated, missing))),
+        float(bool(missing and subject_substituted(older, stated, missing, as_fitted=True))),  # the weight's reading
         float(bool(_place(older, o) and _place(stated, n) - _place(older, o))),
         float(_reversed(older, stated)),
         float(not value),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Callable
 
 from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_word
 from hindsight_core.lifecycle.update_cues import update_cue
@@ -93,12 +94,18 @@ _ATTRIBUTE_NOUNS = frozenset("""deadline date time day price cost budget rate fe
 role status schedule slot size count number limit amount""".split())
 
 
-def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[str, ...] = ()) -> bool:
+def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[str, ...] = (),
+                        as_fitted: bool = False) -> bool:
     """A ``missing`` subject word of the earlier text is replaced by another word right before the
     same next word: "the *data* team's budget" / "*ML* team's budget", "*Priya* leads" / "*Hiroshi*
-    now leads"."""
+    now leads".
+
+    ``as_fitted``: read as when the learned judge's weights were fitted (a word across a phrase break
+    or a negation counted as a substitute), so that its signal keeps the reading its weight was fitted
+    on (:mod:`~hindsight_core.lifecycle.rival_model`); the rules use the reading without those."""
     o_words, n_words = raw_words(older), raw_words(newer)
-    breaks = phrase_starts(newer)
+    breaks = (False,) * len(n_words) if as_fitted else phrase_starts(newer)
+    is_new = _fitted_new_subject_word if as_fitted else _new_subject_word
     a, b = content(older), content(newer)
     short_pair = max(len(a), len(b)) <= _SHORT_STATEMENT and abs(len(a) - len(b)) <= 1
     for i, w in enumerate(o_words):
@@ -117,20 +124,20 @@ def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[
             if k >= 0 and any(breaks[k + 1:j + 1]):  # "after the review, backups ...": no modifier of it
                 k = -1
             prev = n_words[k] if k >= 0 else ""
-            if _new_subject_word(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
-                                                    and not update_cue(prev)):  # "Bruno's manager" / "Farah's manager"
+            if is_new(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
+                                         and not update_cue(prev)):  # "Bruno's manager" / "Farah's manager"
                 return True
             while k >= 0 and n_words[k] in o_words[:i] and n_words[k] not in STOP and not breaks[k]:
                 k -= 1  # past shared subject words: "the *design* team channel" for "the team Slack channel"
-            if k >= 0 and n_words[k] != prev and _new_subject_word(n_words[k], o_words):
+            if k >= 0 and n_words[k] != prev and is_new(n_words[k], o_words):
                 return True
-        if _other_head_before_verb(older, newer, w):
+        if _other_head_before_verb(older, newer, w, is_new):
             return True
         before = next((t for t in reversed(o_words[:i]) if t not in STOP and any(same_word(t, x) for x in n_words)),
                       None)  # "project *Nimbus*" / "project *Heron*"
         if before is not None and o_words.index(before) == i - 1:
             for j, t in enumerate(n_words[:-1]):
-                if same_word(t, before) and _new_subject_word(n_words[j + 1], o_words):
+                if same_word(t, before) and is_new(n_words[j + 1], o_words):
                     return True
     return False
 
@@ -142,7 +149,8 @@ def _whole_word(word: str) -> re.Pattern[str]:
     return re.compile(rf"\b{re.escape(word)}\b", re.I)
 
 
-def _other_head_before_verb(older: str, newer: str, head: str) -> bool:
+def _other_head_before_verb(older: str, newer: str, head: str,
+                            is_new: Callable[[str, list[str]], bool] | None = None) -> bool:
     """``head``, the word right before the earlier statement's main verb, is gone and another noun
     stands right before that verb in the later text ("My *laptop* has 16GB" / "my work *desktop* has 64GB")."""
     m = MAIN_VERB.search(older)
@@ -154,7 +162,7 @@ def _other_head_before_verb(older: str, newer: str, head: str) -> bool:
     verb = m.group(0).lower()
     for n in _whole_word(verb).finditer(newer):
         prev = raw_words(newer[: n.start()])
-        if prev and _new_subject_word(prev[-1], raw_words(older)):
+        if prev and (is_new or _new_subject_word)(prev[-1], raw_words(older)):
             return True
     return False
 
@@ -186,7 +194,12 @@ def another_subject(older: str, part: str, o: Reading, n: Reading) -> bool:
 
 def _new_subject_word(word: str, o_words: list[str]) -> bool:
     """A stranger (:func:`stranger`) that is no attribute noun: it names another subject."""
-    return stranger(word, o_words) and word not in _ATTRIBUTE_NOUNS and word not in _NEGATIONS
+    return _fitted_new_subject_word(word, o_words) and word not in _NEGATIONS
+
+
+def _fitted_new_subject_word(word: str, o_words: list[str]) -> bool:
+    """:func:`_new_subject_word` as the learned judge's weights were fitted: a negation counted."""
+    return stranger(word, o_words) and word not in _ATTRIBUTE_NOUNS
 
 
 #: A negation before a noun says the thing is gone ("no deadline anymore", "not veggie"), not which thing.

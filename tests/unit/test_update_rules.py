@@ -689,3 +689,11 @@ def test_a_value_that_acts_is_not_removed():
 ])
 def test_an_identifier_without_digits_is_a_new_value_for_one_with_them(older, newer, updates):
     assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
+def test_the_judges_substitution_signal_keeps_the_reading_it_was_fitted_on():
+    from hindsight_core.lifecycle.update_subjects import subject_substituted
+
+    older, newer = "The nightly exports land in bucket reports-us-1.", "After the audit, exports now go to reports-eu-2."
+    assert not subject_substituted(older, newer, {"nightly"})
+    assert subject_substituted(older, newer, {"nightly"}, as_fitted=True)
