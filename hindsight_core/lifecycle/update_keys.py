@@ -78,6 +78,8 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
 def _main_verb(text: str) -> re.Match[str] | None:
     """The statement's attribute verb (:func:`key_and_value`), or a participle after its copula."""
     m = MAIN_VERB.search(text)
+    while m is not None and m.group(0) != ":" and _DETERMINER_BEFORE.search(text, 0, m.start()):
+        m = MAIN_VERB.search(text, m.end())  # "the *charge* nurse": a noun's modifier, not a verb
     if m is not None and _BEFORE_COPULA.match(text, m.end()):  # "expense *reports* are due": a plural noun
         m = MAIN_VERB.search(text, m.end()) or m
     if m is not None and m.group(0).lower() in _COPULA:  # "reports are *due*", "the office is *based* in"
@@ -104,6 +106,9 @@ _PARTICIPLE = re.compile(r"\s+(?:now\s+|still\s+|currently\s+)?(due|located|base
                          r"stored|kept|pinned)\b", re.I)
 _SPEAKER_VERB = re.compile(r"\s*(?:I|we|you|they)\s+(?:usually\s+|always\s+|normally\s+|mostly\s+)?([a-z]+)\b",
                            re.I)
+#: An article or demonstrative right before a verb form: the form is a noun or a modifier ("the charge
+#: nurse"). Not a possessive: "my sleep average" keeps "sleep" as the attribute a tool field ("avg_sleep") names.
+_DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|this|that|these|those)\s+\Z", re.I)
 _PREP = re.compile(r"\s(?:at|in|of|for|on|to|from|with|by)\s", re.I)
 _BEFORE_COPULA = re.compile(r"\s+(are|is|were|was|have|has)\b", re.I)
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve".split())

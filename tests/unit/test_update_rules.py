@@ -697,3 +697,18 @@ def test_the_judges_substitution_signal_keeps_the_reading_it_was_fitted_on():
     older, newer = "The nightly exports land in bucket reports-us-1.", "After the audit, exports now go to reports-eu-2."
     assert not subject_substituted(older, newer, {"nightly"})
     assert subject_substituted(older, newer, {"nightly"}, as_fitted=True)
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # a verb form after a determiner modifies a noun ("the charge nurse"): the copula after it is the verb
+    ("The charge nurse on Ward 6B nights is Brigitte Hallstrom.",
+     "For this rota, charge on 6A nights will be Oluwaseun. Please update the board on 6A.", False),
+    ("The charge nurse on Ward 6B night shift this rota cycle is Oluwaseun Adeyemi.",
+     "Sorry, I gave you the wrong name earlier. Oluwaseun is charge on 6A. For 6B nights it's Brigitte Hallstrom "
+     "this cycle.", True),
+])
+def test_a_verb_form_after_a_determiner_is_not_the_main_verb(older, newer, updates):
+    from hindsight_core.lifecycle.update_keys import key_and_value
+
+    assert key_and_value("The charge nurse on Ward 6B is Mariam.") == (("charge", "nurse", "ward", "6b"), None, ("mariam",))
+    assert (judge_update(older, newer, 0.6) is not None) is updates
