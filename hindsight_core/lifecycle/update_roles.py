@@ -74,6 +74,21 @@ def _new_agent(o: Reading, part: str) -> bool:
 _OPENING_NAME = re.compile(r"^\W*([A-Z][a-z'’-]+)\s*$")
 
 
+#: Verbs of a household or work duty that one person holds at a time ("walks the dog", "does payroll"),
+#: not of a liking or a habit that two people can share ("likes tea", "drives a Prius").
+_DUTY = (r"(?:leads|runs|owns|manages|heads|handles|coordinates|chairs|covers|organi[sz]es|maintains|does|walks|"
+         r"feeds|teaches|collects|cooks|cleans|looks after|takes care of)")
+_DUTY_VERB = re.compile(r"\b" + _DUTY + r"\b", re.I)
+#: A capitalised word opening the text, then a duty verb: names() skips sentence openers, but one
+#: doing a duty is its new holder ("Corinne walks the dog now", "Marcus now runs payroll").
+_OPENING_DOER = re.compile(r"^\W*([A-Z][a-z'’-]+)\s+(?:now\s+|also\s+)?" + _DUTY + r"\b")
+#: Two hold the duty: "also", "too", "as well", "helps", "both", "with".
+_SHARED = re.compile(r"\b(also|too|as well|helps?|helping|both|with (him|her|them)|together|sometimes|when)\b", re.I)
+#: The later text says the duty changed hands now ("now", "from now on", "these days", "instead"), not
+#: "now and then", "right now", "for now".
+_CHANGE_NOW = re.compile(r"\b((?<!right )(?<!just )(?<!for )(?<!every )now(?! and (?:then|again))|from (now on|today|tonight|this \w+|next \w+)|going forward|these days|instead)\b", re.I)
+
+
 def role_change(older: str, part: str, o: Reading) -> str | None:
     """A duty held by one person passed to another, a title changed, or a job ended; or None.
 
@@ -96,9 +111,20 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
                                    and not DAY_OR_MONTH.fullmatch(x) for x in n.names):
         return "the duty passed to someone else"  # "Jamie walks the dog" / "new dog walker ... it's Corinne"
     transfer = _TRANSFER.search(part)
-    if not _ROLE_WORDS.search(older) or not transfer:
+    doer = _OPENING_DOER.match(part)  # "Marcus runs payroll now": the opener does the earlier person's duty
+    if doer is not None and (_SHARED.search(part) or not _CHANGE_NOW.search(part) or not _DUTY_VERB.search(older[:120])
+                             or not _people(older, o) - {doer.group(1).lower()}):
+        doer = None
+    if not doer and (not _ROLE_WORDS.search(older) or not transfer):
         return None
-    opener = _OPENING_NAME.match(part[:transfer.start()])  # "Priya now leads mobile": a name opening the text
+    if doer is not None:  # the duty's object, right after the earlier verb, must recur: "walks *the dog*"
+        duty_obj = content(older[_DUTY_VERB.search(older).end():])[:1]
+        if duty_obj and any(present(w, n) for w in duty_obj) and any(
+                not present(x, o) and x not in people for x in n.names | {doer.group(1).lower()}):
+            return "the duty passed to someone else"
+        if not _ROLE_WORDS.search(older) or not transfer:
+            return None
+    opener = doer or _OPENING_NAME.match(part[:transfer.start()])  # "Priya now leads mobile": a name opening the text
     named = n.names | ({opener.group(1).lower()} if opener else set())
     newcomers = [x for x in named if not present(x, o) and x not in people and not is_id(x) and len(x) > 2]
     if not newcomers:

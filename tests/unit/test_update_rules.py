@@ -712,3 +712,20 @@ def test_a_verb_form_after_a_determiner_is_not_the_main_verb(older, newer, updat
 
     assert key_and_value("The charge nurse on Ward 6B is Mariam.") == (("charge", "nurse", "ward", "6b"), None, ("mariam",))
     assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # a capitalised word opening the text, then a duty verb and the duty, with "now": a new holder
+    ("Jamie walks the dog every morning.", "Corinne walks the dog now.", True),
+    ("Bronwyn does payroll for the shop, timesheets to her by Thursday.",
+     "Marcus runs payroll now, send your hours to him from this week", True),
+    # look-alikes: another duty, a shared duty, no change cue, a liking two people can share
+    ("Jamie walks the dog every morning.", "Corinne walks the cat now.", False),
+    ("Jamie walks the dog every morning.", "Corinne also walks the dog now.", False),
+    ("Jamie walks the dog every morning.", "Corinne walks the dog on Sundays.", False),
+    ("Alice likes green tea.", "Bob likes green tea now.", False),
+    ("Jamie walks the dog every morning.", "Corinne walks the dog now and then.", False),
+    ("Jamie walks the dog every morning.", "Corinne walks the dog for now, until Jamie's ankle heals.", False),
+])
+def test_a_name_opening_the_text_can_take_over_a_duty(older, newer, updates):
+    assert (judge_update(older, newer, 0.6) is not None) is updates
