@@ -111,6 +111,8 @@ def _tamper(bank, unit_id, /, **changes):
     index.store.update_metadata(index.collection, [unit_id], [meta])
 
 
+# a record tampered to an unknown source is what audit must find; pydantic warns when it is dumped
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
 def test_audit_lists_suspicious_memories(hengine):
     bank = hengine.bank("u")
     fine = bank.capture("Alice owns Project Falcon.", source="user", mentioned_at=T0)
