@@ -113,7 +113,7 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
     transfer = _TRANSFER.search(part)
     doer = _OPENING_DOER.match(part)  # "Marcus runs payroll now": the opener does the earlier person's duty
     if doer is not None and (_SHARED.search(part) or not _CHANGE_NOW.search(part) or not _DUTY_VERB.search(older[:120])
-                             or not _people(older, o) - {doer.group(1).lower()}):
+                             or not people - {doer.group(1).lower()}):
         doer = None
     if not doer and (not _ROLE_WORDS.search(older) or not transfer):
         return None
