@@ -15,7 +15,8 @@ were fitted on conversation turns, and lesson recall orders failure lessons befo
 
 The trees are data in :mod:`~hindsight_core.retrieval._ranker_trees`, written by
 ``python -m benchmarks.recall_model --write``, which fits them on LoCoMo's dev conversations
-(0-6) only, with the bundled all-MiniLM-L6-v2. Columns are standardised over each pool, so a
+(0-6) only, with the bundled all-MiniLM-L6-v2. Columns are standardised over each pool's said units
+(turns; derived units such as observations are read on that scale, as the weighted sum reads them), so a
 different embedder shifts them less than raw cosines would, but the trees were not fitted on it:
 ``RecallConfig(ranker="weighted")`` turns them off.
 
@@ -73,12 +74,14 @@ def _base_columns(scorer: PoolScorer, ids: list[str], extras: Mapping[str, tuple
 
 
 def features(scorer: PoolScorer, ids: list[str], extras: Mapping[str, tuple[np.ndarray, float]], query: str) -> np.ndarray:
-    """One row of :data:`FEATURES` per id in ``ids`` (the whole pool: columns are standardised over it)."""
-    z = standardised(_base_columns(scorer, ids, extras))
+    """One row of :data:`FEATURES` per id in ``ids`` (the whole pool: columns are standardised over its
+    said units, :meth:`PoolScorer.said`)."""
+    said = scorer.said(ids)
+    z = standardised(_base_columns(scorer, ids, extras), said)
     prev, nxt = scorer.neighbour_positions(ids)
     prev2 = np.where(prev >= 0, prev[np.maximum(prev, 0)], -1)
     next2 = np.where(nxt >= 0, nxt[np.maximum(nxt, 0)], -1)
-    floor = z.min(axis=0)  # a unit with no such neighbour in the pool gets the pool's lowest value
+    floor = (z if said is None else z[said]).min(axis=0)  # no such neighbour in the pool: the lowest value
 
     def shifted(at: np.ndarray) -> np.ndarray:
         return np.where((at >= 0)[:, None], z[np.maximum(at, 0)], floor)
@@ -86,7 +89,7 @@ def features(scorer: PoolScorer, ids: list[str], extras: Mapping[str, tuple[np.n
     q = query.strip().lower()
     question = np.array([float(asks_for_list(query)), float(scorer.window is not None), float(q.startswith("when")),
                          float(len(scorer.named)), float(q.startswith("how many")), float(q.startswith("where"))])
-    text = standardised(_words_column(scorer, ids))
+    text = standardised(_words_column(scorer, ids), said)
     return np.hstack([z, shifted(prev), shifted(nxt), shifted(prev2), shifted(next2),
                       np.broadcast_to(question, (len(ids), len(question))), text])
 

@@ -21,11 +21,13 @@ from hindsight_core.retrieval.types import BankIndex
 __all__ = ["PoolScorer", "standardised"]
 
 
-def standardised(f: np.ndarray) -> np.ndarray:
-    """Each column of ``f`` as z-scores over its rows (a constant column becomes zeros)."""
-    sd = f.std(axis=0)
+def standardised(f: np.ndarray, over: np.ndarray | None = None) -> np.ndarray:
+    """Each column of ``f`` as z-scores over its rows, or over the rows the mask ``over`` marks
+    (a constant column becomes zeros)."""
+    ref = f if over is None else f[over]
+    sd = ref.std(axis=0)
     sd[sd == 0] = 1.0
-    return (f - f.mean(axis=0)) / sd
+    return (f - ref.mean(axis=0)) / sd
 
 
 @dataclass(slots=True)
@@ -105,6 +107,13 @@ class PoolScorer:
                                                     (cfg.speaker_weight, bool(self.named)),
                                                     (cfg.temporal_weight, self.window is not None))) if w and on]
 
+    def said(self, ids: list[str]) -> np.ndarray | None:
+        """The rows whose scale every column is read on: the units said or done (not derived later),
+        when they are most of the pool; None (every row) when derived units are (a bank of lessons)."""
+        units = self.index.units
+        mask = np.fromiter((units[i].is_turn for i in ids), dtype=bool, count=len(ids))
+        return None if mask.all() or 2 * int(mask.sum()) < len(ids) else mask
+
     def unit_features(self, ids: list[str]) -> np.ndarray:
         """The features that depend on the unit alone, one row per id, columns: BM25, its session's
         BM25, "the query names its speaker", closeness to the window (0 without one). Computed
@@ -145,10 +154,13 @@ class PoolScorer:
             if w:
                 cols.append(np.asarray(col, dtype=np.float64))
                 weights.append(w)
-        base = standardised(np.column_stack(cols)) @ np.asarray(weights)
+        # derived units (observations, lessons) are read on the scale of what was said: five summaries of
+        # many turns in a pool moved every turn's z-scores, and the order of the turns with them
+        said = self.said(ids)
+        base = standardised(np.column_stack(cols), said) @ np.asarray(weights)
         if not (cfg.prev_weight or cfg.next_weight):
             return base
-        return base + self._propagate(ids, base)
+        return base + self._propagate(ids, base, said)
 
     def neighbour_positions(self, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Position in ``ids`` of each unit's previous and of its next unit, -1 when it has none there."""
@@ -158,9 +170,9 @@ class PoolScorer:
         after = np.fromiter((pos.get(a, -1) if a is not None else -1 for _, a in adj), dtype=np.intp, count=len(ids))
         return before, after
 
-    def _propagate(self, ids: list[str], base: np.ndarray) -> np.ndarray:
+    def _propagate(self, ids: list[str], base: np.ndarray, said: np.ndarray | None) -> np.ndarray:
         before, after = self.neighbour_positions(ids)
-        floor = float(base.min())
+        floor = float((base if said is None else base[said]).min())
         prev = np.where(before >= 0, base[before], floor)
         nxt = np.where(after >= 0, base[after], floor)
         return self.cfg.prev_weight * prev + self.cfg.next_weight * nxt

@@ -45,6 +45,29 @@ def test_the_words_column_counts_each_units_content_words_standardised_over_the_
     assert abs(words[2]) < 1e-9 and words[1] > 0 > words[0]
 
 
+def test_derived_units_in_the_pool_leave_the_turns_scores_and_features_alone():
+    idx, emb = _bank(40)
+    turns = list(idx.units)
+    query = "Which cities has Melanie been to?"
+    weighted, x = _scorer(idx, emb).score(turns), learned.features(_scorer(idx, emb), turns, {}, query)
+    # consolidation's observations sum up many turns and sit close to most questions
+    texts = [f"Melanie has been to many cities: Chicago, Paris and Rome ({i})." for i in range(5)]
+    for i, (text, vec) in enumerate(zip(texts, emb.embed(texts))):
+        idx.add(IndexedUnit(id=f"o{i}", seq=100 + i, text=text, kind="observation", status="active", source="system",
+                            session_id=None, episode_id=None, occurred_at=None, mentioned_at=1.8e9,
+                            entities=[], importance=0.5, confidence=1.0, activity=0.0), vec)
+    pool = turns + [f"o{i}" for i in range(5)]
+    with_derived = _scorer(idx, emb).score(pool)
+    assert np.ptp(with_derived[40:]) > 0 and with_derived[40:].max() > np.median(weighted)  # they do score
+    # the turns are read on their own scale: the trees see the features they were fitted on
+    np.testing.assert_allclose(with_derived[:40], weighted, atol=1e-9)
+    np.testing.assert_allclose(learned.features(_scorer(idx, emb), pool, {}, query)[:40], x, atol=1e-9)
+    # where derived units are most of the pool (a bank of lessons), the whole pool is the scale, as before
+    scorer = _scorer(idx, emb)
+    assert scorer.said(turns) is None and scorer.said(turns[:4] + pool[40:]) is None
+    assert scorer.said(pool).sum() == 40
+
+
 def _scorer(idx, emb):
     from hindsight_core.retrieval.scoring import PoolScorer
 
