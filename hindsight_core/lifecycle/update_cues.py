@@ -239,9 +239,15 @@ def without_effective_time(text: str) -> str:
     return re.sub(r"\s{2,}", " ", _EFFECTIVE_TIME.sub(" ", text)).strip()
 
 
+#: "Sorry" said to the listener, not of what was said: "I'm so sorry", "sorry to hear that", "sorry for your
+#: loss" (a bare "I'm sorry, ...", "sorry for the confusion" still open a correction).
+_SYMPATHY = re.compile(r"\b(i'?m|i am) (so|really|very|truly|deeply) sorry\b|\bsorry (to hear|for your|about your)\b", _F)
+
+
 @functools.lru_cache(maxsize=4096)  # asked of each text of every pair capture compares, sentence by sentence
 def update_cue(text: str) -> str | None:
     """The kind of update cue ``text`` carries: ``correction``, ``change``, ``effective``; or None."""
+    text = _SYMPATHY.sub(" ", text)  # sympathy corrects nothing ("I'm so sorry, that sounds rough")
     for name, pattern in _CUES:
         if pattern.search(text):
             return name

@@ -55,6 +55,9 @@ _GONE_BEFORE = re.compile(r"(no|not|never|longer|off|from|left|leaving|quit|gave
                           r"dropp?\w*|instead|out|retired|replac\w*|swap\w*|ditch\w*|\w+n't|without|ex|former|sold|"
                           r"selling|scrapp\w*|donated)",
                           re.I)
+#: Set phrases with "no" that remove nothing ("no worries", "no problem", "no doubt").
+_NO_IDIOM = re.compile(r"\bno (worries|worry|problems?|probs?|biggie|big deal|rush|pressure|doubt|way|kidding|idea|"
+                       r"offen[cs]e|sweat|thanks|matter)\b", re.I)
 #: Words after it that say so ("Jenkins anymore", "Reno is closed", "Tomas is moving", "X → Y").
 _GONE_AFTER = re.compile(r"(anymore|closed|was|were|fine|moving|moved|left|retired|gone|sold|scrapped|donated|out|off|→|->|=>|"
                          r"is(n't)?|stays?)", re.I)
@@ -70,6 +73,7 @@ def near_removal(clause: str, found: list[str], older: str = "") -> bool:
     """A removal cue next to a distinctive earlier value word ("don't use Jenkins anymore", "cut
     from 40k", "Tomas is moving over"); a bare month or unit does not count, and a value that acts
     ("Rhiannon changed her hours") is not removed."""
+    clause = _NO_IDIOM.sub(" ", clause)  # "No worries, James": an interjection removes nothing
     words = [w.strip(".,:;!?()") for w in re.findall(r"[\w'’$€£.,:/-]+|→|->|=>", clause.lower())]
     for i, w in enumerate(words):
         tok = content(w)

@@ -729,3 +729,26 @@ def test_a_verb_form_after_a_determiner_is_not_the_main_verb(older, newer, updat
 ])
 def test_a_name_opening_the_text_can_take_over_a_duty(older, newer, updates):
     assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
+@pytest.mark.parametrize("text, cue", [
+    ("I'm so sorry, that sounds rough.", None),
+    ("sorry to hear about your dog", None),
+    ("I'm really sorry for your loss.", None),
+    ("sorry, I meant Thursday", "correction"),
+    ("I'm sorry, I got the day wrong: it's Thursday", "correction"),
+    ("Sorry for the confusion, the call is at 3", "correction"),
+])
+def test_sympathy_is_no_correction(text, cue):
+    assert update_cue(text) == cue
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # a chat reply (LoCoMo): "no worries" removes nothing, and the name is the listener's
+    ("It will be great to work with you, James.", "No worries, James. I hope they help. Let me know if you have any questions.",
+     False),
+    ("Our contact at Acme is James.", "No worries, James is still our contact at Acme.", False),
+    ("Our contact at Acme is James.", "No more James: our contact at Acme is Priya now.", True),
+])
+def test_an_interjection_with_no_removes_nothing(older, newer, updates):
+    assert (judge_update(older, newer, 0.76) is not None) is updates
