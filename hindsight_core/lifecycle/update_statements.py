@@ -19,7 +19,7 @@ import re
 from hindsight_core.lifecycle.slots import Reading, content, read
 
 __all__ = ["ATOMIC_MAX_WORDS", "is_atomic", "one_sentence", "is_episode", "is_episode_turn", "said", "split_sentences",
-           "one_belief", "without_instructions"]
+           "one_belief", "without_instructions", "without_note_label"]
 
 #: Texts whose readings are kept: capture asks about both texts of each pair it compares, and a batch
 #: of 64 beliefs meets at most 64 x 16 pairs (as ``update_rules``' pair cache).
@@ -134,3 +134,23 @@ def without_instructions(text: str) -> str:
     while len(kept) > 1 and _INSTRUCTION.match(kept[-1]):
         kept.pop()
     return " ".join(kept) if len(kept) < len(sentences) else text
+
+
+#: A label that opens a note and names no subject: "Noted: your resting heart rate is 68",
+#: "Reminder - the PTA treasurer is ...". A label that is a noun of the fact ("Passports: blue folder",
+#: "Daily standup: 9:30") is its subject and stays.
+_NOTE_LABEL = re.compile(r"^\W*(?:noted|note(?: to self)?|notes?|reminder|remember|fyi|for the record|for reference|"
+                         r"saved|got it|ok(?:ay)?|psa|memo|btw)\s*(?::|-|\u2013|\u2014|,)\s*(?=\S)", re.I)
+
+
+def without_note_label(text: str) -> str:
+    """``text`` without an opening note label: the word before the colon is the note's kind, not the
+    subject of its fact, so the key is read from what follows.
+
+    Example:
+        >>> without_note_label("Noted: your resting heart rate usually sits around 68 bpm.")
+        'your resting heart rate usually sits around 68 bpm.'
+        >>> without_note_label("Passports: blue folder, top shelf.")
+        'Passports: blue folder, top shelf.'
+    """
+    return _NOTE_LABEL.sub("", text, count=1)
