@@ -38,8 +38,17 @@ _CLOCK = re.compile(r"\b\d{1,2}(:\d{2})\s*(am|pm|utc|z)?\b|\b\d{1,2}\s*(am|pm)\b
 _MONEY = re.compile(r"[$€£]\s?\d|\b\d[\d,.]*\s?(k|m|bn)\b|\b\d[\d,.]*\s?(dollars|euros|pounds|usd|eur|gbp)\b", re.I)
 _PERCENT = re.compile(r"\d\s?%|\bper ?cent\b", re.I)
 _VERSION = re.compile(r"\bv\d+(\.\d+)*\b|\b\d+\.\d+(\.\d+)?\b", re.I)
-_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|"
-                   r"\b\d{1,2}(st|nd|rd|th)\b", re.I)
+_MONTHS = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
+_ORDINAL_WORDS = (r"(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|"
+                  r"fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-\w+|thirtieth|"
+                  r"thirty-first)")
+#: A date in either order: "May 30", "30 May", "the 30th", "the first of June", "2024-05-30".
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b" + _MONTHS + r"[a-z]*\.?\s+\d{1,2}\b|"
+                   r"\b\d{1,2}(st|nd|rd|th)\b|\b\d{1,2}(st|nd|rd|th)?\s+(of\s+)?" + _MONTHS + r"(?![a-z])"
+                   r"(?!\s+(be|have|need|not|want|also|still|take|get|go|come|help|work|well|only)\b)|"
+                   r"\b\d{1,2}(st|nd|rd|th)?\s+(of\s+)?(january|february|march|april|june|july|august|september|october|"
+                   r"november|december)\b|\b" + _ORDINAL_WORDS + r"\s+of\s+(january|february|march|april|may|june|july|"
+                   r"august|september|october|november|december)\b", re.I)
 _DAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day", re.I)
 _DURATION = re.compile(r"\b\d+\s?(h|hrs?|hours?|m|mins?|minutes?|days?|weeks?|months?|years?)\b|\b\d+h\s?\d+m\b", re.I)
 _COUNT = re.compile(r"\b\d+\s?(x|times|people|engineers|seats|pods|workers|replicas|nodes|guests|members|users|"
