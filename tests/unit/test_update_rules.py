@@ -752,3 +752,46 @@ def test_sympathy_is_no_correction(text, cue):
 ])
 def test_an_interjection_with_no_removes_nothing(older, newer, updates):
     assert (judge_update(older, newer, 0.76) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # an opening note label ("Noted:", "Note to self:") is the note's kind, not its subject: the key follows it
+    ("Noted: the staging database host is stg-db-1.internal.",
+     "we moved the staging database host to stg-db-4.internal last night", True),
+    ("Note to self: the gym locker code is 4471.", "gym changed the locker code to 9902", True),
+    # look-alikes stay look-alikes once the key is read: an addition, a temporary exception, a question,
+    # another person
+    ("Noted: the staging database host is stg-db-1.internal.",
+     "the staging database host also has a replica, stg-db-1-ro.internal", False),
+    ("Noted: the team retro is on Thursdays at 3pm.", "just this week the retro is on Friday because of the offsite",
+     False),
+    ("Noted: the team retro is on Thursdays at 3pm.", "should we move the retro to Fridays?", False),
+    ("Noted: your sister's flat is in Leeds.", "my cousin just moved to York", False),
+])
+def test_an_opening_note_label_is_no_subject(older, newer, updates):
+    from hindsight_core.lifecycle.update_statements import without_note_label
+
+    assert without_note_label("Passports: blue folder, top shelf.") == "Passports: blue folder, top shelf."
+    assert (judge_update(older, newer, 0.6) is not None) is updates
+
+
+@pytest.mark.parametrize("text, date", [
+    ("The visa appointment is on 3 June.", True),  # day first
+    ("Filing deadline: 30 Sept", True),
+    ("The lease renewal deadline is the first of June.", True),  # an ordinal word of a month
+    ("May 30", True),
+    ("the 3 may need a reboot", False),  # the modal verb
+    ("costs 30 dollars", False),
+])
+def test_a_date_is_read_in_either_order(text, date):
+    assert ("date" in slots(text)) is date
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    ("The lease renewal deadline is the first of June.",
+     "landlord pushed the lease renewal deadline to the fifteenth of June", True),
+    ("The grant report is due on 14 March.", "if the grant report slipped to 21 March we'd miss the board meeting", False),
+    ("The grant report is due on 14 March.", "the progress report is due on 21 March too", False),
+])
+def test_a_day_first_date_is_a_date_value(older, newer, updates):
+    assert (judge_update(older, newer, 0.4) is not None) is updates
