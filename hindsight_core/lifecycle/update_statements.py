@@ -19,7 +19,7 @@ import re
 from hindsight_core.lifecycle.slots import Reading, content, read
 
 __all__ = ["ATOMIC_MAX_WORDS", "is_atomic", "one_sentence", "is_episode", "is_episode_turn", "said", "split_sentences",
-           "one_belief", "without_instructions", "without_note_label"]
+           "one_belief", "without_instructions", "without_note_label", "lead_fact"]
 
 #: Texts whose readings are kept: capture asks about both texts of each pair it compares, and a batch
 #: of 64 beliefs meets at most 64 x 16 pairs (as ``update_rules``' pair cache).
@@ -154,3 +154,34 @@ def without_note_label(text: str) -> str:
         'Passports: blue folder, top shelf.'
     """
     return _NOTE_LABEL.sub("", text, count=1)
+
+
+#: A second sentence that adds a fact rather than remarking on the first ("It also hosts the bot").
+_ANOTHER_FACT = re.compile(r"\b(also|as well|too|another|second|additionally|in addition|plus)\b", re.I)
+#: A fact, then one remark about it: "Workshop paper deadline: 14 March. Let's have a draft a week before."
+_RIDER_SENTENCES = 2
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def lead_fact(text: str) -> str:
+    """The first sentence of a note that states a fact and then adds one remark on it ("Harlow Dairy
+    delivers Tues & Fri between 6 and 8am. Someone has to be in to sign."): that sentence holds the
+    value a later text may update. Only when it names a value (a name or a number), nothing is
+    exclaimed and the text is no dialogue act: a chat turn of feelings and news stays whole. A second
+    sentence that adds a fact ("also", or a name the first does not hold: "Ade manages the account")
+    keeps the text whole, as superseding it would hide that fact too.
+
+    Example:
+        >>> lead_fact("Workshop paper deadline: 14 March, AoE. Let's have a full draft a week before.")
+        'Workshop paper deadline: 14 March, AoE.'
+    """
+    if one_sentence(text) or "!" in text or "?" in text:
+        return text
+    sentences = split_sentences(text)
+    if len(sentences) != _RIDER_SENTENCES or is_episode(text):
+        return text
+    first, rest = sentences
+    r, remark = read(first), read(rest)
+    if _ANOTHER_FACT.search(rest) or any(not r.has(x) and x not in r.names for x in remark.names):
+        return text  # "It also hosts the release bot", "Ade manages the account": a second fact, kept whole
+    return first if (r.values or r.names) and is_atomic(first, r) else text

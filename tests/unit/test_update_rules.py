@@ -795,3 +795,22 @@ def test_a_date_is_read_in_either_order(text, date):
 ])
 def test_a_day_first_date_is_a_date_value(older, newer, updates):
     assert (judge_update(older, newer, 0.4) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # a fact, then one remark on it: the first sentence holds the value a later text updates
+    ("CI runs on Jenkins. Nobody loves it, but it works.", "we don't use Jenkins anymore, everything moved to GitHub Actions",
+     True),
+    ("The docs site is hosted on Netlify. Works fine for now.",
+     "the docs site has moved to Cloudflare Pages, the Netlify project goes next week", True),
+    ("Abstract deadline: 14 March. Let's have a draft a week before.",
+     "sorry, misread the call - abstracts are due 21 March, not the 14th", True),
+    # look-alikes of the first sentence stay look-alikes; a chat turn of news and feelings stays whole
+    ("The docs site is hosted on Netlify. Works fine for now.",
+     "the docs site also has a staging copy on Netlify now", False),
+    ("Abstract deadline: 14 March. Let's have a draft a week before.",
+     "if the abstract deadline slipped to 21 March we'd have more time", False),
+    ("Thanks, Mel! I moved to Leeds in May. It's been great.", "I moved to York now", False),
+])
+def test_a_fact_then_a_remark_is_updated_on_its_fact(older, newer, updates):
+    assert (judge_update(older, newer, 0.5) is not None) is updates
