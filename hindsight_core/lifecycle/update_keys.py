@@ -17,7 +17,7 @@ import re
 from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_word
 from hindsight_core.lifecycle.update_cues import update_cue
 
-__all__ = ["CLOSE_SIM", "RELATED_MIN_SIM", "MAIN_VERB", "is_tool_record", "NOT_VALUE", "key_and_value", "key_heads",
+__all__ = ["without_speaker_label", "CLOSE_SIM", "RELATED_MIN_SIM", "MAIN_VERB", "is_tool_record", "NOT_VALUE", "key_and_value", "key_heads",
            "present", "number_like", "is_id", "other_id", "raw_words", "phrase_starts", "stem_word", "stranger", "MONTH",
            "DAY_OR_MONTH", "another_id", "sibling_id"]
 
@@ -256,3 +256,33 @@ def sibling_id(older: str, part: str) -> bool:
     family = {(m.group(1).lower(), m.group(2).lower()) for m in _FAMILY_ID.finditer(part)}
     return any(f"{a}-{b}" in subject and (a, b) not in family and any(x == a and y != b for x, y in family)
                for m in _FAMILY_ID.finditer(older) for a, b in [(m.group(1).lower(), m.group(2).lower())])
+
+
+#: One capitalised word and a colon, maybe with a note on who it is ("Sam:", "Tom (handover):"),
+#: opening a text.
+_SPEAKER_LABEL = re.compile(r"^\W{0,3}(?-i:[A-Z])[\w'-]*(?:\s*\([^)\n]{1,30}\))?\s*:\s+(?=\S)", re.I)
+
+
+@functools.lru_cache(maxsize=4096)
+def without_speaker_label(text: str) -> str:
+    """``text`` without an opening one-word label when what follows is a statement of its own, with its
+    own verb: "Sam: my weekly mileage target is 30 km" is Sam saying it, and its key is "weekly mileage
+    target". A label followed by a bare value names the subject and stays ("Passports: blue folder").
+
+    Example:
+        >>> without_speaker_label("Sam: my weekly mileage target is 30 km for now.")
+        'my weekly mileage target is 30 km for now.'
+        >>> without_speaker_label("Gym: FitHub Saldanha, Av. da República.")
+        'Gym: FitHub Saldanha, Av. da República.'
+    """
+    m = _SPEAKER_LABEL.match(text)
+    if m is None:
+        return text
+    rest = text[m.end():]
+    for verb in MAIN_VERB.finditer(rest):
+        before = rest[: verb.start()]
+        if verb.group(0) == ":" or re.search(r"[,;\u2013\u2014]|\s-\s", before):
+            return text  # "blue folder, top shelf": a list of values, its "top" no verb
+        if before.strip():
+            return rest  # a subject, then its verb: a statement of its own
+    return text

@@ -32,7 +32,8 @@ from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_add
                                                   update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_VALUE, RELATED_MIN_SIM, another_id, is_id,
                                                   is_tool_record, key_and_value, key_heads, number_like,
-                                                  other_subject_id, present, sibling_id, subject_head)
+                                                  other_subject_id, present, sibling_id, subject_head,
+                                                  without_speaker_label)
 from hindsight_core.lifecycle.update_languages import changed_in_other_language, in_other_language, is_foreign
 from hindsight_core.lifecycle.update_records import tool_field_changed
 from hindsight_core.lifecycle.update_roles import moved_elsewhere, renamed, role_change
@@ -113,7 +114,7 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if is_episode_turn(older):
         return None, 0.0
     older, newer = said(older), said(newer)
-    older = lead_fact(without_note_label(without_instructions(older)))
+    older = lead_fact(without_speaker_label(without_note_label(without_instructions(older))))
     if older.rstrip().endswith("?") or not one_sentence(older):
         return None, 0.0  # (before the reading below, which costs more than all the rest of a stop)
     o = read(older)

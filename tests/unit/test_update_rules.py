@@ -814,3 +814,19 @@ def test_a_day_first_date_is_a_date_value(older, newer, updates):
 ])
 def test_a_fact_then_a_remark_is_updated_on_its_fact(older, newer, updates):
     assert (judge_update(older, newer, 0.5) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # a one-word label before a statement with its own verb is who says it, not the subject
+    ("Sam: my weekly mileage target is 30 km for now.", "bumped my weekly mileage target to 40 km", True),
+    # look-alikes: a question, a temporary exception, another person's value
+    ("Sam: my weekly mileage target is 30 km for now.", "Sam: maybe I should push the weekly mileage to 40 km?", False),
+    ("Sam: my weekly mileage target is 30 km for now.", "just this week the mileage target is 20 km, taper week", False),
+    ("Sam: my weekly mileage target is 30 km for now.", "my brother's weekly mileage target is 50 km", False),
+])
+def test_a_speaker_label_is_no_subject(older, newer, updates):
+    from hindsight_core.lifecycle.update_keys import without_speaker_label
+
+    assert without_speaker_label("Passports: blue folder, top shelf.") == "Passports: blue folder, top shelf."
+    assert without_speaker_label("Tom (handover): the reorder level is 40 packs.") == "the reorder level is 40 packs."
+    assert (judge_update(older, newer, 0.5) is not None) is updates
