@@ -38,7 +38,7 @@ from hindsight_core.lifecycle.update_languages import changed_in_other_language,
 from hindsight_core.lifecycle.update_records import tool_field_changed
 from hindsight_core.lifecycle.update_roles import moved_elsewhere, renamed, role_change
 from hindsight_core.lifecycle.update_statements import (is_atomic, is_episode_turn, one_belief, one_sentence, said,
-                                                        split_sentences, without_instructions, without_note_label, lead_fact)
+                                                        split_sentences, without_instructions, without_note_label, lead_fact, spelled_out)
 from hindsight_core.lifecycle.update_subjects import (about_someone_else, another_subject, flipped, negates_another,
                                                       other_instance, other_possessor, parallel, sibling_fact,
                                                       subject_replaced, subject_substituted, swapped)
@@ -115,6 +115,7 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
         return None, 0.0
     older, newer = said(older), said(newer)
     older = lead_fact(without_speaker_label(without_note_label(without_instructions(older))))
+    older, newer = spelled_out(older, newer), spelled_out(newer, older)  # "PT" for "physical therapy"
     if older.rstrip().endswith("?") or not one_sentence(older):
         return None, 0.0  # (before the reading below, which costs more than all the rest of a stop)
     o = read(older)

@@ -19,7 +19,7 @@ import re
 from hindsight_core.lifecycle.slots import Reading, content, read
 
 __all__ = ["ATOMIC_MAX_WORDS", "is_atomic", "one_sentence", "is_episode", "is_episode_turn", "said", "split_sentences",
-           "one_belief", "without_instructions", "without_note_label", "lead_fact"]
+           "one_belief", "without_instructions", "without_note_label", "lead_fact", "spelled_out"]
 
 #: Texts whose readings are kept: capture asks about both texts of each pair it compares, and a batch
 #: of 64 beliefs meets at most 64 x 16 pairs (as ``update_rules``' pair cache).
@@ -185,3 +185,38 @@ def lead_fact(text: str) -> str:
     if _ANOTHER_FACT.search(rest) or any(not r.has(x) and x not in r.names for x in remark.names):
         return text  # "It also hosts the release bot", "Ade manages the account": a second fact, kept whole
     return first if (r.values or r.names) and is_atomic(first, r) else text
+
+
+#: Two to four capitals standing alone: not part of an id or a code ("EDC-1", "LB-01", "UA 455").
+_INITIALISM = re.compile(r"(?<![\w-])(?-i:[A-Z]{2,4})s?(?![\w-]|\s*\d)")
+_WORD = re.compile(r"[A-Za-z][\w'-]*")
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def spelled_out(text: str, other: str) -> str:
+    """``text`` with each initialism spelled out as the words of ``other`` it abbreviates: "PT" for
+    "physical therapy", "NIC" for "nurse in charge", "CD" for "controlled drug". Only a run of as many
+    consecutive words of ``other`` as the initialism has letters, each starting with its letter, counts;
+    an initialism that is itself a word of ``other`` stays.
+
+    Example:
+        >>> spelled_out("PT says we drop to every other week", "Physical therapy is every Tuesday at 4pm.")
+        'Physical therapy says we drop to every other week'
+    """
+    if not _INITIALISM.search(text):
+        return text
+    words = _WORD.findall(other)
+    lowered = {w.lower() for w in words}
+
+    def expand(m: re.Match[str]) -> str:
+        letters = m.group(0).rstrip("s").lower() if m.group(0)[-1] == "s" else m.group(0).lower()
+        if letters in lowered or m.group(0).lower() in lowered:
+            return m.group(0)
+        k = len(letters)
+        for i in range(len(words) - k + 1):
+            run = words[i:i + k]
+            if "".join(w[0] for w in run).lower() == letters and all(len(w) > 1 for w in run):
+                return " ".join(run)
+        return m.group(0)
+
+    return _INITIALISM.sub(expand, text)

@@ -830,3 +830,20 @@ def test_a_speaker_label_is_no_subject(older, newer, updates):
     assert without_speaker_label("Passports: blue folder, top shelf.") == "Passports: blue folder, top shelf."
     assert without_speaker_label("Tom (handover): the reorder level is 40 packs.") == "the reorder level is 40 packs."
     assert (judge_update(older, newer, 0.5) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # an initialism in one text stands for a run of words of the other ("RG" / "reading group")
+    ("Reading group meets on Wednesdays at 15:00.", "from this week RG is on Fridays at 11, same room", True),
+    ("The CD stock check is every Tuesday at 4pm.", "moving the controlled drug check to Fridays, same 4pm slot", True),
+    # look-alikes: a question, a temporary exception, an addition
+    ("Reading group meets on Wednesdays at 15:00.", "should RG move to Fridays at 11?", False),
+    ("Reading group meets on Wednesdays at 15:00.", "just this week RG is on Friday, the room is booked", False),
+    ("The CD stock check is every Tuesday at 4pm.", "the CD cupboard is also checked on Fridays", False),
+])
+def test_an_initialism_is_the_words_it_abbreviates(older, newer, updates):
+    from hindsight_core.lifecycle.update_statements import spelled_out
+
+    assert spelled_out("cupboard EDC-1, flight UA 455", "Emergency Drug Cupboard, United app") == (
+        "cupboard EDC-1, flight UA 455")  # part of an id or a code: no initialism
+    assert (judge_update(older, newer, 0.4) is not None) is updates
