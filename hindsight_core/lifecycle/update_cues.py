@@ -116,7 +116,7 @@ _REPLACE = re.compile(r"\b(instead|no longer|anymore|any more|replac\w*|switch\w
 _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("correction", re.compile(
         r"\b(correction|sorry|i meant|meant to say|my (mistake|bad)|mistake|wrong|typo|oops|i had that wrong|"
-        r"to clarify|actually|mis(heard|read|remembered|typed|spoke|understood))\b|^\W*(oh,? )?wait(?=\s*[,:.!\u2014\u2013-])", _F)),
+        r"to clarify|actually|mis(heard|read|remembered|typed|spoke|understood))\b|^\W*((oh|ah|no),? )?wait(?=\s*[,:.!\u2014\u2013-]|\s+(i|no|sorry)\b)", _F)),
     ("change", re.compile(
         r"\b(no longer|anymore|any more|instead|moved?|moving|switch\w*|chang\w+|migrat\w+|relocat\w+|replac\w+|"
         r"renam\w+|upgrad\w+|downgrad\w+|reassign\w*|handed|hand(ed)? over|took over|taken over|taking over|promot\w*|"

@@ -847,3 +847,14 @@ def test_an_initialism_is_the_words_it_abbreviates(older, newer, updates):
     assert spelled_out("cupboard EDC-1, flight UA 455", "Emergency Drug Cupboard, United app") == (
         "cupboard EDC-1, flight UA 455")  # part of an id or a code: no initialism
     assert (judge_update(older, newer, 0.4) is not None) is updates
+
+
+@pytest.mark.parametrize("text, cue", [
+    # "wait" opening a self-correction, after "no" or "ah", or before "I" / "no" / "sorry"
+    ("no wait I double-checked, the estimate is due June 15", "correction"),
+    ("ah wait, the booking is for Friday", "correction"),
+    ("wait is book club this weekend?", None),  # a question
+    ("wait for the build to finish before you deploy", None),  # the verb
+])
+def test_wait_opening_a_correction_is_a_cue(text, cue):
+    assert update_cue(text) == cue
