@@ -158,6 +158,8 @@ def without_note_label(text: str) -> str:
 
 #: A second sentence that adds a fact rather than remarking on the first ("It also hosts the bot").
 _ANOTHER_FACT = re.compile(r"\b(also|as well|too|another|second|additionally|in addition|plus)\b", re.I)
+#: Where a remark joins a fact inside one sentence: a spaced dash or a semicolon.
+_CLAUSE_BREAK = re.compile(r"\s+[\u2014\u2013-]\s+|;\s+")
 #: A fact, then one remark about it: "Workshop paper deadline: 14 March. Let's have a draft a week before."
 _RIDER_SENTENCES = 2
 
@@ -169,18 +171,27 @@ def lead_fact(text: str) -> str:
     value a later text may update. Only when it names a value (a name or a number), nothing is
     exclaimed and the text is no dialogue act: a chat turn of feelings and news stays whole. A second
     sentence that adds a fact ("also", or a name the first does not hold: "Ade manages the account")
-    keeps the text whole, as superseding it would hide that fact too.
+    keeps the text whole, as superseding it would hide that fact too. One sentence too long to be one
+    value is read the same way at a dash or a semicolon ("ruff is pinned at 0.1.6 — don't bump it
+    without rerunning the autofix").
 
     Example:
         >>> lead_fact("Workshop paper deadline: 14 March, AoE. Let's have a full draft a week before.")
         'Workshop paper deadline: 14 March, AoE.'
     """
-    if one_sentence(text) or "!" in text or "?" in text:
+    if "!" in text or "?" in text or is_episode(text):
         return text
-    sentences = split_sentences(text)
-    if len(sentences) != _RIDER_SENTENCES or is_episode(text):
-        return text
-    first, rest = sentences
+    if one_sentence(text):
+        if is_atomic(text, read(text)):
+            return text
+        parts = _CLAUSE_BREAK.split(text, maxsplit=1)
+        if len(parts) != _RIDER_SENTENCES or re.match(r"(?-i:[A-Z])(?!\b)", parts[1]):
+            return text  # "Mia empties the dishwasher; Leo feeds the cat": mid-sentence, a capital is a name
+    else:
+        parts = split_sentences(text)
+        if len(parts) != _RIDER_SENTENCES:
+            return text
+    first, rest = parts
     r, remark = read(first), read(rest)
     if _ANOTHER_FACT.search(rest) or any(not r.has(x) and x not in r.names for x in remark.names):
         return text  # "It also hosts the release bot", "Ade manages the account": a second fact, kept whole

@@ -858,3 +858,23 @@ def test_an_initialism_is_the_words_it_abbreviates(older, newer, updates):
 ])
 def test_wait_opening_a_correction_is_a_cue(text, cue):
     assert update_cue(text) == cue
+
+
+_ALLERGY_NOTE = ("Kitchen allergy note for the team lunches: Omar is allergic to sesame; keep tahini and the seeded buns "
+                 "well away from his lunch box.")
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # one long sentence: a fact, then a remark after a semicolon or a spaced dash
+    (_ALLERGY_NOTE, "correction: Omar is allergic to peanuts, not sesame", True),
+    # look-alikes: another person's value, a question
+    (_ALLERGY_NOTE, "my sister is allergic to peanuts", False),
+    (_ALLERGY_NOTE, "is Omar allergic to peanuts too?", False),
+])
+def test_a_fact_then_a_remark_in_one_sentence_is_updated_on_its_fact(older, newer, updates):
+    from hindsight_core.lifecycle.update_statements import lead_fact
+
+    # a capital after the break is a name: a second fact, and the text stays whole
+    chores = "The kids' chores: Mia empties the dishwasher; Leo feeds the cat and walks the dog every evening after school."
+    assert lead_fact(chores) == chores
+    assert (judge_update(older, newer, 0.5) is not None) is updates
