@@ -166,6 +166,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         return "moved to another place", 1.0
     if renamed(older, part, o, n):
         return "renamed", 1.0
+    if _arrow_from_value(older, part):
+        return "earlier value named as changed", 1.0
     if parallel(o, n) and not _names_dropped(older, part, o, n):
         return None, 0.0  # one template, two subjects: the word-by-word rules decide
     if (cue and sim >= RELATED_MIN_SIM
@@ -258,6 +260,35 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     if sim >= CLOSE_SIM and shared_slot and cue:
         return "close reworded statement, value changed", coverage
     return None, 0.0
+
+
+#: "old -> new": an arrow from one value to another.
+_ARROW = re.compile(r"(?<!\S)(\S+)\s*(?:->|\u2192|=>|\u21d2)\s*(\S+)")
+_EDGE = ".,;:()[]{}<>\"'`*"
+
+
+def _arrow_from_value(older: str, part: str) -> bool:
+    """``part`` draws an arrow from a value of ``older`` to a value ``older`` lacks: the earlier value
+    is named as what changed. A value that names the thing itself (a channel, an id, a name said
+    after "called": "#ops-alerts -> #inc-firehose", "shipit -> launchpad") counts however the subject
+    is said; a number ("firmware 5.2.0 -> 6.0.1") only with a word of the earlier subject in ``part``.
+    Plain capitalised words are left out: "Lisbon -> Rome" is a route as often as a change."""
+    low = older.lower()
+    subject = [w for w in key_and_value(older)[0] if not number_like(w) and w not in NOT_VALUE]
+    n = read(part)
+    for m in _ARROW.finditer(part):
+        old, new = m.group(1).strip(_EDGE), m.group(2).strip(_EDGE)
+        if not old or not new or old.lower() == new.lower():
+            continue
+        at = re.search(rf"(?<![\w#-]){re.escape(old.lower())}(?![\w-])", low)
+        if at is None or re.search(rf"(?<![\w#-]){re.escape(new.lower())}(?![\w-])", low):
+            continue
+        if old[0] in "#@" or re.search(rf"\b(called|named)\s+[`'\"]?{re.escape(old.lower())}\b", low) or (
+                re.fullmatch(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+", old.lower()) and not any(c.isdigit() for c in old)):
+            return True  # the thing's own name or handle
+        if any(c.isdigit() for c in old) and any(present(w, n) for w in subject):
+            return True
+    return False
 
 
 def _names_dropped(older: str, part: str, o: Reading, n: Reading) -> bool:

@@ -878,3 +878,17 @@ def test_a_fact_then_a_remark_in_one_sentence_is_updated_on_its_fact(older, newe
     chores = "The kids' chores: Mia empties the dishwasher; Leo feeds the cat and walks the dog every evening after school."
     assert lead_fact(chores) == chores
     assert (judge_update(older, newer, 0.5) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # an arrow from the earlier value to a new one names the earlier value as what changed
+    ("Deploy notices get posted to #ship-log.", "channel cleanup: #ship-log -> #deploys, same bots", True),
+    ("Our internal release tool is called rollo.", "branding made us rename rollo -> skiff, update your aliases", True),
+    ("The payments api listens on port 8443.", "payments api port 8443 -> 9443 as of tonight", True),
+    # look-alikes: a route, a hypothetical, a number of another subject
+    ("I live in Lisbon.", "flew Lisbon -> Rome yesterday for the conference", False),
+    ("The payments api listens on port 8443.", "if we went 8443 -> 9443 we would need a new cert", False),
+    ("Our build runs on Node 18.", "the docs site went Node 18 -> 20 last night", False),
+])
+def test_an_arrow_from_the_earlier_value_names_it_changed(older, newer, updates):
+    assert (judge_update(older, newer, 0.4) is not None) is updates
