@@ -164,6 +164,13 @@ _CLAUSE_BREAK = re.compile(r"\s+[\u2014\u2013-]\s+|;\s+")
 _RIDER_SENTENCES = 2
 
 
+#: A first sentence that tells what the speaker did or is doing ("I played my favourite game in a
+#: tournament", "I'm playing this new RPG") or reacts ("Yep, ...", "Glad you've got ..."): chat news,
+#: whose second sentence goes on with the story rather than remarking on a value.
+_NARRATION = re.compile(r"^\W*((yep|yeah|yes|yup|glad|thanks|thank you|wow|oh|aw+|haha|lol|cool|great|nice)\b|"
+                        r"(i|we)\s+(did|was|were|went|had|got|took|made|\w+ed)\b|(i|we)('m|'re| am| are)\s+\w+ing\b)", re.I)
+
+
 @functools.lru_cache(maxsize=_CACHE)
 def lead_fact(text: str) -> str:
     """The first sentence of a note that states a fact and then adds one remark on it ("Harlow Dairy
@@ -192,6 +199,8 @@ def lead_fact(text: str) -> str:
         if len(parts) != _RIDER_SENTENCES:
             return text
     first, rest = parts
+    if _NARRATION.match(first):
+        return text
     r, remark = read(first), read(rest)
     if _ANOTHER_FACT.search(rest) or any(not r.has(x) and x not in r.names for x in remark.names):
         return text  # "It also hosts the release bot", "Ade manages the account": a second fact, kept whole

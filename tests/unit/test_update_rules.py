@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hindsight_core.lifecycle.slots import read, same_word, slots
+from hindsight_core.lifecycle.update_statements import lead_fact
 from hindsight_core.lifecycle.update_cues import assertive_part, look_alike, update_cue, without_effective_time
 from hindsight_core.lifecycle.update_rules import (judge_update, other_instance, other_possessor, sibling_fact,
                                                    update_strength)
@@ -892,3 +893,22 @@ def test_a_fact_then_a_remark_in_one_sentence_is_updated_on_its_fact(older, newe
 ])
 def test_an_arrow_from_the_earlier_value_names_it_changed(older, newer, updates):
     assert (judge_update(older, newer, 0.4) is not None) is updates
+
+
+@pytest.mark.parametrize("text", [
+    "I played my favourite racing game in a big online tournament. It was great to see so many fans.",
+    "I'm playing this new puzzle game with a lovely soundtrack. It's kind of like reading a good book.",
+    "Yep, pottery is my big stress-buster. I started doing it a few years back.",
+    "We took Biscuit to the dog park last Sunday. She loved it and made two friends.",
+])
+def test_chat_news_is_no_fact_with_a_remark(text):
+    assert lead_fact(text) == text  # the story goes on; its first sentence is no note's value
+
+
+def test_a_note_with_a_remark_is_still_judged_on_its_fact():
+    note = "Workshop paper deadline: 14 March, AoE. Let's have a full draft a week before."
+    assert lead_fact(note) == "Workshop paper deadline: 14 March, AoE."
+    # chat news, then a later message on the same topic: no update (it superseded before)
+    assert judge_update("We took Biscuit to the dog park last Sunday. She loved it and made two friends.",
+                        "You are amazing as always! Here are new photos of Biscuit at the new beach park we found on "
+                        "Tuesday.", 0.76) is None
