@@ -4,7 +4,9 @@ One bank per conversation; turns are captured in order with their session time a
 ``mentioned_at``, ``session_id="session_<n>"`` and ``metadata={"dia_id", "speaker"}``; every system
 sees the same formatted turns (``'{speaker} said, "{text}"'`` + ``' and shared {caption}'``) and the
 same all-MiniLM-L6-v2 embeddings. Questions are recalled with their text only, ``as_of`` = the last
-session's date. See ``../shared/data/locomo/README.md`` for the protocol.
+session's date. See ``../shared/data/locomo/README.md`` for the protocol. The engine's figures include
+the chat turns its update rules superseded at capture (``turns_superseded``): these chats state few
+facts that later turns replace, so each is a look-alike to look at.
 
 Run:
     python -m benchmarks.locomo --conversations 0-9 --out benchmarks/.cache/locomo.json
@@ -144,6 +146,9 @@ def run(conversations: list[int], max_questions: int | None = None, systems: tup
     ingest_turns, ingest_s, plain_s, plain_turns, background_s = 0, 0.0, 0.0, 0, 0.0
     model_s, model_texts = 0.0, 0  # the engine's embedding calls during capture
     orderings: dict[str, int] = {}  # how the engine's recalls ordered their pools (trace["ordering"])
+    # chat turns the write path's update rules superseded: every such turn of these chats is a look-alike
+    # nobody here wrote (no turn states a fact that a later turn replaces in the way a note does)
+    superseded: list[dict[str, Any]] = []
     engine = MemoryEngine.ephemeral(embedder=embedder)
     for ci in conversations:
         conv = convs[ci] if sessions is None else _first_sessions(convs[ci], sessions)
@@ -165,6 +170,12 @@ def run(conversations: list[int], max_questions: int | None = None, systems: tup
         model_s += embedder.seconds - before[0]
         model_texts += embedder.texts - before[1]
         ingest_turns += len(items) if "engine" in systems else 0
+        if "engine" in systems:
+            evidence = {e for q in questions for e in q.evidence}
+            for unit in bank.units(kind="world", status="superseded"):
+                dia = unit.metadata.get("dia_id", "")
+                superseded.append({"conversation": ci, "dia_id": dia, "evidence": dia in evidence,
+                                   "by": unit.superseded_by})
         turns_of: dict[str, list[str]] = {}
         for turn, res in zip(conv.turns, results):
             if res.unit_id is not None:
@@ -207,6 +218,8 @@ def run(conversations: list[int], max_questions: int | None = None, systems: tup
     if "engine" in systems and ingest_s:
         out["systems"]["engine"]["ingest_turns_per_s"] = round(ingest_turns / ingest_s, 1)
         out["systems"]["engine"]["orderings"] = orderings
+        out["systems"]["engine"]["turns_superseded"] = {
+            "count": len(superseded), "evidence": sum(1 for t in superseded if t["evidence"]), "turns": superseded}
         out["ingest"] = {
             "turns": ingest_turns,
             "capture_s": round(ingest_s, 2),
@@ -256,6 +269,9 @@ def _table(out: dict[str, Any]) -> str:
     if "engine" in out["systems"]:
         lines.append(f"engine ingest: {out['systems']['engine'].get('ingest_turns_per_s')} turns/s; "
                      f"peak memory {out['peak_memory_mb']} MB; margin over RRF @10: {out.get('engine_margin_over_rrf@10')}")
+        sup = out["systems"]["engine"].get("turns_superseded")
+        if sup is not None:
+            lines.append(f"chat turns superseded at capture: {sup['count']} ({sup['evidence']} of them evidence)")
     return "\n".join(lines)
 
 

@@ -25,3 +25,8 @@ def test_engine_not_below_rrf_on_a_small_slice() -> None:
     assert ingest["texts_embedded_in_capture"] >= ingest["turns"]
     assert 0 < ingest["embedding_in_capture_s"] < ingest["capture_s"]
     assert ingest["beyond_embedding_ratio"] > 0 and ingest["plain_embedding_turns_per_s"] > 0
+    # chat turns the update rules superseded at capture: look-alikes nobody here wrote, reported by id
+    sup = out["systems"]["engine"]["turns_superseded"]
+    dias = {t.dia_id for t in load_locomo()[0].turns if t.session <= 4}
+    assert sup["count"] == len(sup["turns"]) and 0 <= sup["evidence"] <= sup["count"]
+    assert all(t["dia_id"] in dias and t["by"] for t in sup["turns"])
