@@ -106,6 +106,11 @@ def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, flo
     return reason, _STRENGTH.get(reason, 0.0) + coverage + sim + (SLOT_MATCH_BONUS if same_kind else 0.0)
 
 
+#: A remark on what was just said, or a showing, with "it", "that" or "this" for its whole subject
+#: ("It's nice to have those reminders", "Yep, it's like a reminder to slow down", "Here's a photo of
+#: them"): with no name or number in it, there is no attribute to update ("This repo uses pnpm" has one).
+_REMARK = re.compile(r"^\W*(?:(?:yep|yeah|yes|yup|oh|well|so|and|honestly)\W+)?(?:it|that|this)(?:'s|’s| is| was| feels|"
+                     r" seems| looks| sounds)\b|^\W*(?:here's|here’s|here is|here are|check out|look at)\b", re.I)
 #: The later text replaces the earlier value outright.
 _FROM_NOW_ON = re.compile(r"\b(from now on|going forward|instead|switch\w*|rather than)\b", re.I)
 
@@ -121,6 +126,8 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     o = read(older)
     if not is_atomic(older, o):  # checked first: on chat, three in four pairs stop here
         return None, 0.0  # a multi-sentence turn, a long story or a dated event is not one belief with one value
+    if _REMARK.match(older) and not (o.values or o.names):
+        return None, 0.0  # "It's nice to have those reminders ...", "Here's a photo of them ...": no attribute
     subject, verb, value = key_and_value(older)
     if not subject and verb is None and len(value) >= LONG_KEYLESS:
         return None, 0.0  # no subject or attribute to update: a remark ("gonna chat with local leaders, ...")

@@ -912,3 +912,15 @@ def test_a_note_with_a_remark_is_still_judged_on_its_fact():
     assert judge_update("We took Biscuit to the dog park last Sunday. She loved it and made two friends.",
                         "You are amazing as always! Here are new photos of Biscuit at the new beach park we found on "
                         "Tuesday.", 0.76) is None
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    # a remark with "it" for its subject and no name or number: nothing to update (it superseded before)
+    ("It's nice to have those reminders as a source of strength when we need them.",
+     "I'm sorry! That's a good reminder to stay focused and let go of what no longer serves us. Remember the quote "
+     "on my desk?", False),
+    # a demonstrative with a noun is a subject: "This repo uses pnpm" still changes
+    ("This repo uses pnpm.", "This repo switched from pnpm to yarn.", True),
+])
+def test_a_remark_about_it_has_no_attribute_to_update(older, newer, updates):
+    assert (judge_update(older, newer, 0.73) is not None) is updates
