@@ -18,7 +18,7 @@ from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_wo
 from hindsight_core.lifecycle.update_cues import update_cue
 
 __all__ = ["without_speaker_label", "CLOSE_SIM", "RELATED_MIN_SIM", "MAIN_VERB", "is_tool_record", "NOT_VALUE", "key_and_value", "key_heads",
-           "present", "number_like", "is_id", "other_id", "raw_words", "phrase_starts", "stem_word", "stranger", "MONTH",
+           "present", "number_like", "is_id", "ID_SHAPE", "other_id", "raw_words", "phrase_starts", "stem_word", "stranger", "MONTH",
            "DAY_OR_MONTH", "another_id", "sibling_id"]
 
 #: Cosine from which two statements sharing an attribute slot may be about the same thing even when
@@ -137,6 +137,11 @@ def number_like(tok: str) -> bool:
 
 def is_id(tok: str) -> bool:
     return number_like(tok) and any(c.isalpha() for c in tok) and ("-" in tok or "_" in tok)
+
+
+#: The shape of an identifier, digits or not: lowercase words joined by "-", "_" or "."
+#: ("pg-main.internal", "warehouse_core", "shipit-v2").
+ID_SHAPE = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
 
 
 #: A code of letters then digits ("BA117", "GH4021"): a flight, a ticket, a part. Two digits at

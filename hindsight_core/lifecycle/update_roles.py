@@ -112,13 +112,14 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
         return "the duty passed to someone else"  # "Jamie walks the dog" / "new dog walker ... it's Corinne"
     transfer = _TRANSFER.search(part)
     doer = _OPENING_DOER.match(part)  # "Marcus runs payroll now": the opener does the earlier person's duty
-    if doer is not None and (_SHARED.search(part) or not _CHANGE_NOW.search(part) or not _DUTY_VERB.search(older[:120])
+    duty = _DUTY_VERB.search(older[:120]) if doer is not None else None
+    if doer is not None and (_SHARED.search(part) or not _CHANGE_NOW.search(part) or duty is None
                              or not people - {doer.group(1).lower()}):
         doer = None
     if not doer and (not _ROLE_WORDS.search(older) or not transfer):
         return None
     if doer is not None:  # the duty's object, right after the earlier verb, must recur: "walks *the dog*"
-        duty_obj = content(older[_DUTY_VERB.search(older).end():])[:1]
+        duty_obj = content(older[duty.end():])[:1]
         if duty_obj and any(present(w, n) for w in duty_obj) and any(
                 not present(x, o) and x not in people for x in n.names | {doer.group(1).lower()}):
             return "the duty passed to someone else"

@@ -33,7 +33,7 @@ from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_add
 from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_VALUE, RELATED_MIN_SIM, another_id, is_id,
                                                   is_tool_record, key_and_value, key_heads, number_like,
                                                   other_subject_id, present, sibling_id, subject_head,
-                                                  without_speaker_label)
+                                                  without_speaker_label, ID_SHAPE)
 from hindsight_core.lifecycle.update_languages import changed_in_other_language, in_other_language, is_foreign
 from hindsight_core.lifecycle.update_records import tool_field_changed
 from hindsight_core.lifecycle.update_roles import moved_elsewhere, renamed, role_change
@@ -173,7 +173,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         return "moved to another place", 1.0
     if renamed(older, part, o, n):
         return "renamed", 1.0
-    if _arrow_from_value(older, part):
+    if _arrow_from_value(older, part, n):
         return "earlier value named as changed", 1.0
     if parallel(o, n) and not _names_dropped(older, part, o, n):
         return None, 0.0  # one template, two subjects: the word-by-word rules decide
@@ -274,15 +274,13 @@ _ARROW = re.compile(r"(?<!\S)(\S+)\s*(?:->|\u2192|=>|\u21d2)\s*(\S+)")
 _EDGE = ".,;:()[]{}<>\"'`*"
 
 
-def _arrow_from_value(older: str, part: str) -> bool:
-    """``part`` draws an arrow from a value of ``older`` to a value ``older`` lacks: the earlier value
-    is named as what changed. A value that names the thing itself (a channel, an id, a name said
+def _arrow_from_value(older: str, part: str, n: Reading) -> bool:
+    """``part`` (read as ``n``) draws an arrow from a value of ``older`` to a value ``older`` lacks: the
+    earlier value is named as what changed. A value that names the thing itself (a channel, an id, a name said
     after "called": "#ops-alerts -> #inc-firehose", "shipit -> launchpad") counts however the subject
     is said; a number ("firmware 5.2.0 -> 6.0.1") only with a word of the earlier subject in ``part``.
     Plain capitalised words are left out: "Lisbon -> Rome" is a route as often as a change."""
     low = older.lower()
-    subject = [w for w in key_and_value(older)[0] if not number_like(w) and w not in NOT_VALUE]
-    n = read(part)
     for m in _ARROW.finditer(part):
         old, new = m.group(1).strip(_EDGE), m.group(2).strip(_EDGE)
         if not old or not new or old.lower() == new.lower():
@@ -291,9 +289,10 @@ def _arrow_from_value(older: str, part: str) -> bool:
         if at is None or re.search(rf"(?<![\w#-]){re.escape(new.lower())}(?![\w-])", low):
             continue
         if old[0] in "#@" or re.search(rf"\b(called|named)\s+[`'\"]?{re.escape(old.lower())}\b", low) or (
-                re.fullmatch(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+", old.lower()) and not any(c.isdigit() for c in old)):
+                ID_SHAPE.fullmatch(old.lower()) and not any(c.isdigit() for c in old)):
             return True  # the thing's own name or handle
-        if any(c.isdigit() for c in old) and any(present(w, n) for w in subject):
+        if any(c.isdigit() for c in old) and any(present(w, n) for w in key_and_value(older)[0]
+                                                 if not number_like(w) and w not in NOT_VALUE):
             return True
     return False
 

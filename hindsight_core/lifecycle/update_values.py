@@ -18,7 +18,7 @@ import re
 
 from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_word
 from hindsight_core.lifecycle.update_cues import split_clauses
-from hindsight_core.lifecycle.update_keys import MONTH, NOT_VALUE, is_id, number_like, present, raw_words, stranger
+from hindsight_core.lifecycle.update_keys import ID_SHAPE, MONTH, NOT_VALUE, is_id, number_like, present, raw_words, stranger
 
 __all__ = ["value_removed", "near_removal", "same_shape", "states_new_value", "one_number_per_slot",
            "same_number_kind", "qualifier_swapped"]
@@ -120,7 +120,8 @@ def states_new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
     if o_nums:
         named = (any(v in o.names and not number_like(v) for v in value)  # "Fira Code 14pt" -> a new font
                  and any(t in n.names and not number_like(t) for t in n_new))
-        renamed_id = any(is_id(v) for v in o_nums) and any(_ID_SHAPE.fullmatch(t) for t in n_new)  # "pg-main.internal"
+        # an identifier without digits is a new value for an id with them ("pg-main.internal")
+        renamed_id = any(is_id(v) for v in o_nums) and any(ID_SHAPE.fullmatch(t) for t in n_new)
         return named or renamed_id or any(number_like(t) or t in _SPELLED_NUMBERS for t in n_new) or bool(
             n.slots & o.slots & {"day", "status"} and any(not number_like(t) for t in n_new))
     if o.slots & _WHEN and n.slots & _WHEN and any(number_like(t) for t in n_new):
@@ -132,8 +133,6 @@ def states_new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
 #: "twice"). "one" is a stop word and never reaches here.
 _SPELLED_NUMBERS = frozenset("""two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty
 fifty sixty seventy eighty ninety hundred thousand twice thrice dozen""".split())
-#: An identifier without digits ("pg-main.internal", "warehouse_core"): a new value for an id with them.
-_ID_SHAPE = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
 #: Slots of a point in time, whose values stand in for each other (a day, a date, a clock time).
 _WHEN = frozenset({"time", "day", "date"})
 #: Slots whose values are numbers of one kind: a count for a count, a sum for a sum.
