@@ -113,6 +113,7 @@ _REPLACE = re.compile(r"\b(instead|no longer|anymore|any more|replac\w*|switch\w
                       r"rather than|not \w+ anymore|gone off|dropped|quit)\b", _F)
 
 #: Update cues by kind, first match wins. Corrections and explicit changes are the strongest.
+#: ("Keep pushing" is encouragement, not a meeting pushed back.)
 _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("correction", re.compile(
         r"\b(correction|sorry|i meant|meant to say|my (mistake|bad)|mistake|wrong|typo|oops|i had that wrong|"
@@ -126,7 +127,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"is live|went live|landed|rebook\w*|reschedul\w*|postpon\w*|push(ed)? (back|out)|extend\w*|"
         r"tighten\w*|loosen\w*|shorten\w*|lengthen\w*|revis\w*|adjust\w*|swap\w*|officially|overrul\w*|"
         r"handing|upp?ed|stopped|stopping|back to|ditch\w*|gave up|giving up|dumped|traded|now on|"
-        r"push(ed|ing)|shift(ed|ing)|(brought|pulled) forward|re-?brand\w*)\b|→|->|=>", _F)),
+        r"(?<!keep )(?<!keeps )push(ed|ing)|shift(ed|ing)|(brought|pulled) forward|re-?brand\w*)\b|→|->|=>", _F)),
     ("effective", re.compile(
         r"\b(as of|starting|starts|from (tomorrow|today|next|monday|tuesday|wednesday|thursday|friday|saturday|"
         r"sunday|the \d+|this (week|weekend|month|term|sprint|(mon|tues|wednes|thurs|fri|satur|sun)day))|"

@@ -68,11 +68,17 @@ def key_and_value(text: str) -> tuple[tuple[str, ...], str | None, tuple[str, ..
         toks = content(text)
         return toks[:2], None, toks[2:]
     verb = m.group(m.lastindex or 0).lower()
+    inverted = _INVERTED.fullmatch(text[m.end():]) if verb in ("is", "are", "was", "were") else None
+    if inverted is not None and not _PRONOUN_SUBJECT.fullmatch(text[: m.start()]):
+        # "Hiking and chess are my main hobbies": the possessive names the attribute, the subject is its value
+        return content(inverted.group(1)), None, content(text[: m.start()])
     verb_words = content(verb)
+    rest = text[m.end():]
+    if verb in _COPULA:  # "we are planning to play X": the plan's action is the value, not "planning"
+        rest = _INTENT.sub("", rest, count=1)
     head_text = _PREP.split(text[: m.start()], maxsplit=1)[0]  # "manager" in "our manager at the bank"
     subject = content(head_text) + tuple(w for w in content(text[: m.start()]) if w not in content(head_text))
-    return (subject, None if verb in _COPULA or not verb_words else verb_words[0],
-            content(text[m.end():]))
+    return subject, None if verb in _COPULA or not verb_words else verb_words[0], content(rest)
 
 
 def _main_verb(text: str) -> re.Match[str] | None:
@@ -111,6 +117,14 @@ _SPEAKER_VERB = re.compile(r"\s*(?:I|we|you|they)\s+(?:usually\s+|always\s+|norm
 _DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|this|that|these|those)\s+\Z", re.I)
 _PREP = re.compile(r"\s(?:at|in|of|for|on|to|from|with|by)\s", re.I)
 _BEFORE_COPULA = re.compile(r"\s+(are|is|were|was|have|has)\b", re.I)
+#: After a copula, a possessive phrase to the end of the statement ("... are my main hobbies."): an
+#: inverted copula, whose possessive phrase is the key ("my main hobbies") and whose subject is the value.
+_INVERTED = re.compile(r"\s+((?:my|our|his|her|their)\s+[\w'’ -]{1,40}?)\s*[.!]*\s*", re.I)
+#: An intention before its action ("planning to", "hoping to", "thinking of"): how the action is held.
+_INTENT = re.compile(r"^\s+(?:still\s+|now\s+|really\s+)?(?:planning|hoping|trying|thinking|aiming|meaning|"
+                     r"intending|looking|about)\s+(?:to|of|on|about|forward\s+to)\b", re.I)
+_PRONOUN_SUBJECT = re.compile(r"\W*(?:\w+\W+){0,2}?(?:it|this|that|these|those|he|she|they|i|we|you|there|which|what|"
+                              r"who|here)\W*", re.I)
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve".split())
 
 

@@ -58,6 +58,9 @@ _GONE_BEFORE = re.compile(r"(no|not|never|longer|off|from|left|leaving|quit|gave
 #: Set phrases with "no" that remove nothing ("no worries", "no problem", "no doubt").
 _NO_IDIOM = re.compile(r"\bno (worries|worry|problems?|probs?|biggie|big deal|rush|pressure|doubt|way|kidding|idea|"
                        r"offen[cs]e|sweat|thanks|matter)\b", re.I)
+#: A negated verb of thought or feeling before a value negates the thinking, not the value ("can't
+#: imagine my life without it", "can't wait for the Lisbon trip", "couldn't believe how good Nobu was").
+_NEGATED_IDIOM = re.compile(r"\b\w+n[’']t\s+(?:imagine|wait|believe|help|forget|resist|stop\s+thinking)\b", re.I)
 #: Words after it that say so ("Jenkins anymore", "Reno is closed", "Tomas is moving", "X → Y").
 _GONE_AFTER = re.compile(r"(anymore|closed|was|were|fine|moving|moved|left|retired|gone|sold|scrapped|donated|out|off|→|->|=>|"
                          r"is(n't)?|stays?)", re.I)
@@ -73,7 +76,7 @@ def near_removal(clause: str, found: list[str], older: str = "") -> bool:
     """A removal cue next to a distinctive earlier value word ("don't use Jenkins anymore", "cut
     from 40k", "Tomas is moving over"); a bare month or unit does not count, and a value that acts
     ("Rhiannon changed her hours") is not removed."""
-    clause = _NO_IDIOM.sub(" ", clause)  # "No worries, James": an interjection removes nothing
+    clause = _NEGATED_IDIOM.sub(" ", _NO_IDIOM.sub(" ", clause))  # "No worries, James": an interjection removes nothing
     words = [w.strip(".,:;!?()") for w in re.findall(r"[\w'’$€£.,:/-]+|→|->|=>", clause.lower())]
     for i, w in enumerate(words):
         tok = content(w)

@@ -7,8 +7,8 @@ import pytest
 from hindsight_core.lifecycle.slots import read, same_word, slots
 from hindsight_core.lifecycle.update_statements import lead_fact
 from hindsight_core.lifecycle.update_cues import assertive_part, look_alike, update_cue, without_effective_time
-from hindsight_core.lifecycle.update_rules import (judge_update, other_instance, other_possessor, sibling_fact,
-                                                   update_strength)
+from hindsight_core.lifecycle.update_rules import (judge_update, key_and_value, other_instance, other_possessor,
+                                                   sibling_fact, update_strength)
 from hindsight_core.retrieval.present import inherit
 
 
@@ -924,3 +924,41 @@ def test_a_note_with_a_remark_is_still_judged_on_its_fact():
 ])
 def test_a_remark_about_it_has_no_attribute_to_update(older, newer, updates):
     assert (judge_update(older, newer, 0.73) is not None) is updates
+
+
+@pytest.mark.parametrize("older, newer, sim, updates", [
+    # LoCoMo conv 3, D1:11 -> D22:6: the hobbies are the value, "my main hobbies" the key (it superseded before)
+    ("Playing video games and watching movies are my main hobbies.",
+     "Yes! Finally, I don't have to stress about it, so I can just enjoy my movies and games.", 0.82, False),
+    # the inverted copula's key said the usual way round, with a new value (missed before)
+    ("Python is my favourite language.", "My favourite language is Rust now.", 0.61, True),
+])
+def test_an_inverted_copula_has_its_possessive_for_key(older, newer, sim, updates):
+    assert key_and_value(older)[0] == (("main", "hobby") if "hobbies" in older else ("favourite", "language"))
+    assert (judge_update(older, newer, sim) is not None) is updates
+
+
+def test_an_inverted_copula_needs_a_subject_that_is_no_pronoun():
+    assert key_and_value("It is my birthday.") == ((), None, ("birthday",))
+
+
+@pytest.mark.parametrize("older, newer, sim", [
+    # LoCoMo conv 7, D2:30 -> D5:9: "planning" is how the plan is held, not its value (it superseded before)
+    ('We are planning to play "Walking Dead" next Saturday.',
+     "Haven't finished planning yet but I'm thinking of teaming up with local schools to do workshops.", 0.32),
+    # LoCoMo conv 7, D18:10 -> D25:4: "can't imagine my life" negates the imagining, not the life
+    ("I started with workshops and books, and now mindfulness is a huge part of my life.",
+     "Yep, it's become part of my routine now. Can't imagine my life without it.", 0.70),
+    # LoCoMo conv 9, D4:15 -> D4:27: "keep pushing" is encouragement, no change cue
+    ("Yeah, that mix really keeps me motivated and makes it all worthwhile.",
+     "Awesome, Calvin! Keep pushing and making music, it'll remind us why we keep hustling.", 0.65),
+])
+def test_chat_look_alikes_of_a_removal_update_nothing(older, newer, sim):
+    assert judge_update(older, newer, sim) is None
+
+
+def test_a_plan_changed_is_still_an_update():
+    assert key_and_value("We are planning to play Catan next Saturday.")[2][0] == "play"
+    assert judge_update("We are planning to play Catan next Saturday.",
+                        "Change of plan: we're playing Catan on Sunday instead of Saturday.", 0.8) is not None
+    assert judge_update("I'm going to Lisbon in May.", "Actually I'm going to Porto instead, not Lisbon.", 0.7)
