@@ -202,10 +202,14 @@ def test_derived_units_take_no_turns_place_in_a_channel(index: InMemoryBankIndex
                                extract_entities(text), 0.5, 0.9, 0.0, evidence_ids=("t2",))
         index.add(idx_unit, _vec(text))
     query = "adoption agencies Sweden"
-    for hits in (ch.dense_channel(_vec(query), index, 2), ch.keyword_channel(query, index, 2)):
+    for hits in (ch.dense_channel(_vec(query), index, 2), ch.keyword_channel(query, index, 2),
+                 ch.feedback_channel(query, ["t2"], index, 2)):
         ids = [uid for uid, _ in hits]
         turns = [uid for uid in ids if uid.startswith("t")]
         assert len(turns) == 2 and "t2" in turns and {"o0", "o1"} <= set(ids)
         scores = [s for _, s in hits]
         assert scores == sorted(scores, reverse=True)
+    # the graph channel too: both turns naming Sweden, however the tied copies are ordered
+    graph = [uid for uid, _ in ch.graph_channel(["sweden"], {}, index, 2)]
+    assert {"t2", "t4"} <= set(graph) and set(graph) <= {"t2", "t4", "o0", "o1"}
     assert ch.dense_channel(_vec(query), index, 0) == []
