@@ -65,7 +65,8 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("failed_attempt", re.compile(
         r"\b(tried|attempted|trying)\b.*\b(but|rolled back|roll back|failed|fail|was full|didn't|couldn't|no luck|"
         r"reverted|all taken|oh well|sold out|booked up|unavailable|won't let|wouldn't let|won't allow|no chance|"
-        r"bad idea|didn't work|was a disaster|never again)\b|"
+        r"bad idea|didn't work|was a disaster|never again|(so|and) (we|i) (went|switched|changed) back|"
+        r"(so|and) (we|i) scrapped it|gave up)\b|"
         r"\b(going|goes|went|put it|putting it) back where (it|they) (was|were|belongs?)\b|"
         r"\brolled (it )?back\b|\breverted\b|"
         r"\bsaid (no(?!\s+(more|longer))|absolutely not)\b|\bturned (us|it|that|me) down\b|\b(refused|declined)\b", _F)),
@@ -96,7 +97,12 @@ _DENIAL = re.compile(
     # the earlier value is said to stand, or nothing is decided yet
     r"(don'?t|do not|never),? never (have|did)|same as before|"
     r"(date|price|fee|rate|plan|deadline|time|budget|decision|it|that|everything) (still )?stands|"
-    r"nothing('s| is| has been)? decided|not decided yet|no decision yet)\b|"
+    r"nothing('s| is| has been)? decided|not decided yet|no decision yet|"
+    # "she never said the deadline moved", "entries are NOT being extended", "same closing date as agreed"
+    r"never said (\w+ ){0,5}(moved|changed|switched|extended|postponed)|"
+    r"(is|are|isn'?t|aren'?t) not being (extended|moved|changed|pushed back|postponed)|"
+    r"(are|is)n'?t being (extended|moved|changed|pushed back|postponed)|"
+    r"same (\w+ )?(date|time|day|deadline|price|venue|place|slot) as (agreed|before|planned|usual|in the|on the))\b|"
     r"\bforget (about )?(that|it)\s*(?:[.!]+|$)", _F)
 _QUESTION_OPEN = re.compile(
     r"^\s*(wait|so|hey|um|hmm|quick q(uestion)?|q)?[,:]?\s*(did|does|do|is|are|was|were|should|shall|could|can|"

@@ -250,7 +250,19 @@ def other_instance(older: str, newer: str) -> bool:
                     and _instance_word(other, newer) and not number_like(other) and not update_cue(other)
                     and not DAY_OR_MONTH.match(other)):
                 return True
-    return False
+    return _other_known_instance(subject, o_raw, n_raw)
+
+
+def _other_known_instance(subject: tuple[str, ...], o_raw: list[str], n_raw: list[str]) -> bool:
+    """An environment, region or platform word of the earlier subject is gone and another one stands
+    right before a subject word the later text repeats ("Grafana for the *prod* cluster" / "the
+    *staging* Grafana"): the qualifier need not sit next to the same noun in both."""
+    gone = [w for w in o_raw if w in _INSTANCE_WORDS and any(same_word(stem_word(w), s) for s in subject)
+            and not any(same_word(w, x) for x in n_raw)]
+    if not gone:
+        return False
+    return any(n_raw[j - 1] in _INSTANCE_WORDS and n_raw[j - 1] not in o_raw
+               and any(same_word(stem_word(n_raw[j]), s) for s in subject) for j in range(1, len(n_raw)))
 
 
 _MINE = frozenset({"my", "our"})
@@ -325,6 +337,10 @@ _REPORTS = re.compile(r"\b(?!(?:it|that|what|there|here|who|let|everyone|everybo
 _INNER_NAME = re.compile(r"(?<!^)(?<![.!?:]\s)\b([A-Z][a-z]+)")
 
 
+#: A clause opening with a capitalised name's thing ("Tom's gym slot ...").
+_NAMED_OWNER_OPENING = re.compile(r"^\W*(?-i:([A-Z][a-z]+))(?:'s|’s)\s+(?!(?:been|got|gone|had)\b)\w+", re.I)
+
+
 def about_someone_else(older: str, part: str) -> bool:
     """The earlier statement is the speaker's own ("I prefer morning meetings", "My step goal is
     10,000") and ``part`` (the stated part of the later text) is another person's affair in the
@@ -345,9 +361,12 @@ def about_someone_else(older: str, part: str) -> bool:
         return False
     first = re.split(r",\s+(?=(?:but|so|and then|though|although|which)\b)|\s+but\s+|[.;!?]\s+|\s+[—–-]\s+", part,
                      maxsplit=1)[0]
+    older_low, part_low = older.lower(), part.lower()
+    owner = _NAMED_OWNER_OPENING.match(part)  # "Tom's gym slot is at 7:15 now so we won't overlap": Tom's, not mine
+    if owner is not None and owner.group(1).lower() not in older_low and not DAY_OR_MONTH.match(owner.group(1)):
+        return True
     if _SPEAKERS.search(first):
         return False
-    older_low, part_low = older.lower(), part.lower()
     reporter = _REPORTS.search(first)
     if reporter is not None and reporter.group(1).lower() not in older_low:
         return True

@@ -962,3 +962,51 @@ def test_a_plan_changed_is_still_an_update():
     assert judge_update("We are planning to play Catan next Saturday.",
                         "Change of plan: we're playing Catan on Sunday instead of Saturday.", 0.8) is not None
     assert judge_update("I'm going to Lisbon in May.", "Actually I'm going to Porto instead, not Lisbon.", 0.7)
+
+
+@pytest.mark.parametrize("older, newer, sim, updates", [
+    # "too" closing the clause: another thing gets the same kind of value
+    ("The big fridge - the vaccine one - alarms above 8°C, call Tomasz if it goes off out of hours.",
+     "The little drinks fridge in the staff room now alarms above 5°C too, Tomasz got a bit carried away.", 0.62, False),
+    ("Noted: Kofi's office dog Biscuit is a beagle, 4 years old.",
+     "Lena's bringing her new pup Nori in on Friday — she's a beagle too, 12 weeks old!!", 0.45, False),
+    # a "too" after "so" is about the result: the seats still changed
+    ("we have 40 seats of adobe creative cloud for the lab machines",
+     "renewal's through - bumped the CC pool to 65 seats so the design studio is covered too.", 0.5, True),
+])
+def test_too_closing_the_clause_shares_a_value_with_another_thing(older, newer, sim, updates):
+    assert (judge_update(older, newer, sim) is not None) is updates
+
+
+def test_an_environment_word_of_the_subject_may_sit_anywhere():
+    assert other_instance("Grafana for the prod cluster runs on port 3000 behind the nginx proxy.",
+                          "The staging Grafana listens on 3300 since it shares the box with the old Kibana.")
+    assert not other_instance("Grafana for the prod cluster runs on port 3000.",
+                              "Moved the prod Grafana to port 3300 last night.")
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    ("I work out at 6:30am on weekdays.", "Tom's gym slot is at 7:15am on weekdays now, so we won't overlap anymore.",
+     False),
+    ("I work out at 6:30am on weekdays.", "My gym slot is at 7:15am on weekdays now.", True),
+])
+def test_a_named_persons_thing_is_not_the_speakers(older, newer, updates):
+    assert (judge_update(older, newer, 0.5) is not None) is updates
+
+
+@pytest.mark.parametrize("text, form", [
+    ("tried switching rufus to the cheaper brand from costco, he was itchy within 4 days so we went back",
+     "failed_attempt"),
+])
+def test_a_try_undone_is_a_failed_attempt(text, form):
+    assert look_alike(text) == form
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("The invoice deadline for Corvid is the 28th.",
+     "Beatrix rang to say she never said the invoice deadline moved — no idea what accounts heard. Same date as agreed."),
+    ("Harvest Fair: entries for the giant marrow class close on 2 September.",
+     "Gwen: no, marrow entries are NOT being extended, whatever you heard. Same closing date as in the newsletter."),
+])
+def test_a_change_denied_updates_nothing(older, newer):
+    assert judge_update(older, newer, 0.6) is None
