@@ -94,6 +94,12 @@ _ATTRIBUTE_NOUNS = frozenset("""deadline date time day price cost budget rate fe
 role status schedule slot size count number limit amount""".split())
 
 
+def _in_value(word: str, value: tuple[str, ...]) -> bool:
+    """``word`` is one of the earlier value's words (any word, when the value is not given): "Farah" in
+    "Bruno's manager is Farah", not "Veldhuis" in "Grant report for the Veldhuis Foundation is due ..."."""
+    return not value or any(same_word(stem_word(word), v) for v in value)
+
+
 def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[str, ...] = (),
                         as_fitted: bool = False) -> bool:
     """A ``missing`` subject word of the earlier text is replaced by another word right before the
@@ -125,7 +131,7 @@ def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[
                 k = -1
             prev = n_words[k] if k >= 0 else ""
             if is_new(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
-                                         and not update_cue(prev)):  # "Bruno's manager" / "Farah's manager"
+                                         and not update_cue(prev) and _in_value(prev, value)):  # "Bruno's manager" / "Farah's manager"
                 return True
             while k >= 0 and n_words[k] in o_words[:i] and n_words[k] not in STOP and not breaks[k]:
                 k -= 1  # past shared subject words: "the *design* team channel" for "the team Slack channel"

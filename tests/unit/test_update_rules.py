@@ -1010,3 +1010,12 @@ def test_a_try_undone_is_a_failed_attempt(text, form):
 ])
 def test_a_change_denied_updates_nothing(older, newer):
     assert judge_update(older, newer, 0.6) is None
+
+
+def test_a_word_of_the_earlier_subject_before_the_head_is_no_other_subject():
+    # "Saffron" qualifies the order in the earlier subject ("from Saffron Kitchen"): not another order
+    assert judge_update("my usual lunch order from Saffron Kitchen is the paneer wrap",
+                        "changing my usual saffron order to the chickpea bowl, wrap's been soggy the last few times",
+                        0.6) is not None
+    # a word of the earlier *value* before the head is another subject ("Farah's manager")
+    assert judge_update("Bruno's manager is Farah.", "Farah's manager is now Yusuf.", 0.7) is None
