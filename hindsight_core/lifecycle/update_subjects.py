@@ -96,7 +96,7 @@ role status schedule slot size count number limit amount""".split())
 
 def _in_value(word: str, value: tuple[str, ...]) -> bool:
     """``word`` is one of the earlier value's words (any word, when the value is not given): "Farah" in
-    "Bruno's manager is Farah", not "Veldhuis" in "Grant report for the Veldhuis Foundation is due ..."."""
+    "Bruno's manager is Farah", not "Saffron" in "my usual lunch order from Saffron Kitchen is ..."."""
     return not value or any(same_word(stem_word(word), v) for v in value)
 
 
@@ -130,8 +130,9 @@ def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[
             if k >= 0 and any(breaks[k + 1:j + 1]):  # "after the review, backups ...": no modifier of it
                 k = -1
             prev = n_words[k] if k >= 0 else ""
+            # "Bruno's manager" / "Farah's manager": a word of the earlier value now owns the subject
             if is_new(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
-                                         and not update_cue(prev) and _in_value(prev, value)):  # "Bruno's manager" / "Farah's manager"
+                                         and not update_cue(prev) and _in_value(prev, value)):
                 return True
             while k >= 0 and n_words[k] in o_words[:i] and n_words[k] not in STOP and not breaks[k]:
                 k -= 1  # past shared subject words: "the *design* team channel" for "the team Slack channel"
