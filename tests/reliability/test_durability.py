@@ -64,7 +64,9 @@ def _kill_mid_ingest(path, rnd: int, acks_before_kill: int) -> list[str]:
         time.sleep(random.uniform(0, 0.05))  # land the kill anywhere in the next write
         proc.send_signal(signal.SIGKILL)
         rest, _ = proc.communicate(timeout=30)
-        acked += [ln.split()[1] for ln in rest.splitlines() if ln.startswith("ACK")]  # acked before death
+        # acked before death; a line the kill cut short ("ACK" with no newline) was never an acknowledgement
+        complete = rest.split("\n")[:-1]
+        acked += [ln.split()[1] for ln in complete if ln.startswith("ACK ") and len(ln.split()) == 2]
     finally:
         if proc.poll() is None:
             proc.kill()
