@@ -26,7 +26,7 @@ import functools
 import re
 
 __all__ = ["look_alike", "clause_look_alike", "relations", "update_cue", "assertive_part", "split_clauses", "denies",
-           "LOOK_ALIKES"]
+           "shares_with_another", "LOOK_ALIKES"]
 
 _F = re.I
 
@@ -112,7 +112,9 @@ _OTHER_PERSON = re.compile(
     r"dad|father|sister|brother|cousin|friend|aunt|uncle|niece|nephew|grandma|grandpa|neighbou?r|colleague|"
     r"kid|kids|son|daughter|boss)\b|^\s*(mom|mum|dad|grandma|grandpa)('s)?\b", _F)
 #: "too" adds only at the end of a clause ("I like tea too."); before a word it is a degree ("too easy").
-_ADDITION = re.compile(r"\b(also|as well|too(?=\s*([.,!?;:)]|$|(so|and|but)\b))|another|second|additionally|"
+#: Where a clause ends: punctuation, the end, or a joining "so" / "and" / "but".
+_CLAUSE_END = r"(?=\s*([.,!?;:)]|$|(so|and|but)\b))"
+_ADDITION = re.compile(r"\b(also|as well|too" + _CLAUSE_END + r"|another|second|additionally|"
                        r"in addition|satellite|on top of)\b", _F)
 _REPLACE = re.compile(r"\b(instead|no longer|anymore|any more|replac\w*|switch\w*|swapp?\w*|moved? (to|over|into)|"
                       r"(?<!nothing else )(?<!nothing )chang(ed|es|ing)|renam\w*|"  # not "nothing else changes"
@@ -231,6 +233,20 @@ def look_alike(text: str, about: frozenset[str] = frozenset()) -> str | None:
 def is_addition(clause: str) -> bool:
     """An added value ("I also like tea") rather than a replaced one."""
     return bool(_ADDITION.search(clause)) and not _REPLACE.search(clause)
+
+
+#: "too" or "as well" closing a clause.
+_SHARED = re.compile(r"\b(too|as well)" + _CLAUSE_END, _F)
+#: A result or a reason follows ("... 65 seats so the studio is covered too"): its "too" is about that.
+_RESULT = re.compile(r"\b(?:so|because|since)\b", _F)
+
+
+def shares_with_another(text: str) -> bool:
+    """Before any result or reason, ``text`` closes a clause with "too" or "as well" and replaces nothing:
+    another thing gets the same kind of value ("the drinks fridge now alarms above 5°C too"), unlike
+    "bumped the pool to 65 seats so the studio is covered too"."""
+    head = _RESULT.split(text, 1)[0]
+    return bool(_SHARED.search(head)) and is_addition(head)
 
 
 _EFFECTIVE_TIME = re.compile(

@@ -28,8 +28,8 @@ import functools
 import re
 
 from hindsight_core.lifecycle.slots import Reading, read, same_word, slots
-from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, split_clauses,
-                                                  update_cue, without_effective_time)
+from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, shares_with_another,
+                                                  split_clauses, update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_VALUE, RELATED_MIN_SIM, another_id, is_id,
                                                   is_tool_record, key_and_value, key_heads, number_like,
                                                   other_subject_id, present, sibling_id, subject_head,
@@ -111,10 +111,6 @@ def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, flo
 #: them"): with no name or number in it, there is no attribute to update ("This repo uses pnpm" has one).
 _REMARK = re.compile(r"^\W*(?:(?:yep|yeah|yes|yup|oh|well|so|and|honestly)\W+)?(?:it|that|this)(?:'s|’s| is| was| feels|"
                      r" seems| looks| sounds)\b|^\W*(?:here's|here’s|here is|here are|check out|look at)\b", re.I)
-#: "too" or "as well" closing a clause: the later text gives another subject the same kind of value.
-_SHARED_TOO = re.compile(r"\b(?:too|as well)(?=\s*(?:[.,!?;:)]|$|(?:so|and|but)\b))", re.I)
-#: A result or a reason follows ("... 65 seats so the studio is covered too"): its "too" is about that.
-_RESULT = re.compile(r"\b(?:so|because|since)\b", re.I)
 #: The later text replaces the earlier value outright.
 _FROM_NOW_ON = re.compile(r"\b(from now on|going forward|instead|switch\w*|rather than)\b", re.I)
 
@@ -193,8 +189,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     if is_foreign(older) and is_foreign(part):
         return None, 0.0  # the word-order rules below read English: "Le cours de judo de Inès" has no English key
     form = form_change(older, part, sim)  # an amount, a kind switched, a relationship, a key gone, a role
-    head_clause = _RESULT.split(part, 1)[0]
-    if form is not None and _SHARED_TOO.search(head_clause) and is_addition(head_clause):
+    if form is not None and shares_with_another(part):
         return None, 0.0  # "the drinks fridge now alarms above 5°C too": another thing shares the form
     if form is not None and (form in SUBJECT_CHECKED or not another_subject(older, part, o, n)):
         return form, 1.0
