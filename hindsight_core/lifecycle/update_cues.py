@@ -166,6 +166,21 @@ def _is_question(clause: str) -> bool:
     return c.endswith("?") or bool(_QUESTION_OPEN.match(c) and "?" in c)
 
 
+#: A hedge or an exclamation put as a question after a statement ("so pescatarian i guess?", "Kwame's
+#: not nursing anymore, can you believe it?"): the statement stands. "..., right?" asks for a check.
+_TAG_QUESTION = re.compile(r"[,\s]+(i guess|i think|i suppose|i reckon|can you believe (it|that)|who knew|go figure|"
+                           r"lol|haha)\s*\?+\s*$", _F)
+
+
+def _tagged_statement(sentence: str) -> str | None:
+    """The statement before a hedging tag question (:data:`_TAG_QUESTION`), or None."""
+    if _QUESTION_OPEN.match(sentence):
+        return None
+    m = _TAG_QUESTION.search(sentence)
+    head = sentence[:m.start()].strip() if m else ""
+    return head if head and "?" not in head else None
+
+
 def relations(text: str) -> frozenset[str]:
     """The relatives and people-by-role a text opens a clause with ("my husband", "Mom's")."""
     return frozenset((m.group(2) or m.group(3)).lower() for c in split_clauses(text) for m in [_OTHER_PERSON.search(c)]
@@ -203,7 +218,9 @@ def assertive_part(text: str, about: frozenset[str] = frozenset()) -> str:
     kept: list[str] = []
     for sent in sentences:
         if _is_question(sent):
-            continue
+            sent = _tagged_statement(sent) or ""
+            if not sent:
+                continue
         clauses = [c for c in split_clauses(sent) if clause_look_alike(c, about) is None]
         if clauses and clause_look_alike(sent.strip(), about) not in ("hypothetical", "failed_attempt", "cancelled_plan"):
             kept.append(" ".join(clauses) if len(clauses) > 1 else clauses[0])

@@ -23,7 +23,9 @@ __all__ = ["role_change", "moved_elsewhere", "renamed"]
 #: Who does a job: verbs and nouns of a duty held by one person at a time.
 _ROLE_WORDS = re.compile(
     r"\b(leads?|led|runs?|owns?|manages?|heads?|handles?|coordinates?|chairs?|covers?|organi[sz]es?|maintains?|"
-    r"manager|boss|lead|owner|contact|poc|coordinator|head|point person|maintainer|ping|route|ask|reports? to)\b", re.I)
+    r"manager|boss|lead|owner|contact|poc|coordinator|head|point person|maintainer|ping|route|ask|reports? to|"
+    r"leading|running|owning|organi[sz]ing|treasurer|secretary|president|chair\w*|captain|nurse|chef|dri|"
+    r"organi[sz]er|rep|representative|signs? off|sign-off|booking|in charge|on call|supervisor|director)\b", re.I)
 #: The duty passes to someone named after the cue ("Priya now leads", "handed to Yusuf", "I report to Ana now").
 _TRANSFER = re.compile(
     r"\bnow (leads?|runs?|owns?|manages?|heads?|handles?|coordinates?|chairs?|covers?|organi[sz]es?|maintains?)\b|"
@@ -33,7 +35,12 @@ _TRANSFER = re.compile(
     r"\b(took|takes|taking|taken) over\b|\bstep(ped|ping|s)? in\b|\bis (now )?the new\b|'s (now )?the new\b|"
     r"\bnew (lead|manager|owner|contact|head|coordinator|boss|poc|point person|maintainer|chair|chairperson|captain|"
     r"coach|president|treasurer|secretary|organi[sz]er|host|editor)\b|"
-    r"\breports? to\b|\breporting to\b", re.I)
+    r"\breports? to\b|\breporting to\b|"
+    # "handing the refactor over to Yusra", "took it over", "stepping up as", "got elected", "picking up the file"
+    r"\bhand(ed|ing|s)? (\w+ ){0,5}over to\b|\b(took|takes|taking|taken) (it|this|that|them) over\b|"
+    r"\bstep(ped|ping|s)? up as\b|\b(elected|appointed|promoted)\b|\bpicking up\b|"
+    r"\bowns? (\w+ ){0,4}now\b|\b(is|'s) (now )?(the )?(dri|lead on|in charge of|charge on)\b|"
+    r"\b(goes|go|going) to (?-i:[A-Z])", re.I)
 #: Words of a duty that say nothing about which duty it is ("the mobile *team*").
 _GENERIC_DUTY = frozenset({"team", "group", "program", "programme", "project", "squad", "org", "department", "dept",
                            "channel", "request", "requests", "thing", "stuff", "work"})
@@ -69,9 +76,10 @@ def _new_agent(o: Reading, part: str) -> bool:
     return False
 
 
-#: A capitalised word opening the text right before a transfer cue ("Priya now leads"): names()
+#: A capitalised word opening the text right before a transfer cue ("Priya now leads", "Tomasz is stepping
+#: up as"): names()
 #: skips sentence openers, which are mostly common words, but here the word is the new doer.
-_OPENING_NAME = re.compile(r"^\W*([A-Z][a-z'’-]+)\s*$")
+_OPENING_NAME = re.compile(r"^\W*([A-Z][a-z'’-]+)(?:\s+(?:is|has|was|got|will))?\s*$")
 
 
 #: Verbs of a household or work duty that one person holds at a time ("walks the dog", "does payroll"),
@@ -87,6 +95,19 @@ _SHARED = re.compile(r"\b(also|too|as well|helps?|helping|both|with (him|her|the
 #: The later text says the duty changed hands now ("now", "from now on", "these days", "instead"), not
 #: "now and then", "right now", "for now".
 _CHANGE_NOW = re.compile(r"\b((?<!right )(?<!just )(?<!for )(?<!every )now(?! and (?:then|again))|from (now on|today|tonight|this \w+|next \w+)|going forward|these days|instead)\b", re.I)
+
+
+def _duty_clause(older: str) -> str:
+    """The clause of ``older`` that names the duty ("Kofi owns the imaging refactor" of "..., target is
+    end of term"): its other clauses say more about the duty, which a handover need not repeat."""
+    clauses = [c for c in re.split(r"[,;]\s+|\s+[-\u2013\u2014]\s+", older) if c.strip()]
+    return next((c for c in clauses if _ROLE_WORDS.search(c)), older) if len(clauses) > 1 else older
+
+
+def _distinct_duty(text: str, people: frozenset[str]) -> list[str]:
+    """The words of ``text`` that say which duty it is: no person, role word or generic word."""
+    return [w for w in content(text) if w not in people and not _ROLE_WORDS.fullmatch(w) and w not in NOT_VALUE
+            and w not in _GENERIC_DUTY and not any(x.startswith(w) for x in people)]
 
 
 def role_change(older: str, part: str, o: Reading) -> str | None:
@@ -130,14 +151,18 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
     newcomers = [x for x in named if not present(x, o) and x not in people and not is_id(x) and len(x) > 2]
     if not newcomers:
         return None
-    duty = [w for w in content(older) if w not in people and not _ROLE_WORDS.fullmatch(w) and w not in NOT_VALUE]
-    distinct = [w for w in duty if w not in _GENERIC_DUTY and not any(x.startswith(w) for x in people)]
+    distinct = _distinct_duty(_duty_clause(older), people) or _distinct_duty(older, people)
     if not distinct and re.search(r"\b(manager|boss)\b", older, re.I) and _REPORT_TO.search(part):
         return "the duty passed to someone else"  # "My manager is Greta" / "I report to Oluwaseun now"
     if not distinct:
         return None
-    shared = [w for w in distinct if present(w, n)]
+    # the duty named where something is said to stay ("She's still doing her clinics") did not pass
+    passed = read(" ".join(s for s in re.split(r"(?<=[.!?])\s+|[,;]\s+", part) if not _STILL.search(s)))
+    shared = [w for w in distinct if present(w, passed)]
     return "the duty passed to someone else" if len(shared) * 2 >= len(distinct) else None
+
+
+_STILL = re.compile(r"\b(still|stays?|staying|keeps?|keeping)\b", re.I)
 
 
 #: Where someone or something is: "lives in", "is based in", "sits in", "is at".

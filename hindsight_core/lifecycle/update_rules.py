@@ -154,6 +154,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
                 part_of_many: bool = False) -> tuple[str | None, float]:
     """:func:`_judge` on one stated part of ``newer`` (its look-alike clauses set aside);
     ``part_of_many``: the part is one sentence of several."""
+    cued = update_cue(part) is not None  # "from now on" is a cue as well as a time
     part = without_effective_time(part)  # "as of Monday" says when, not what
     if not part.strip():
         return None, 0.0
@@ -188,7 +189,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         return "changed, said in another language", fit
     if is_foreign(older) and is_foreign(part):
         return None, 0.0  # the word-order rules below read English: "Le cours de judo de Inès" has no English key
-    form = form_change(older, part, sim)  # an amount, a kind switched, a relationship, a key gone, a role
+    form = form_change(older, part, sim, cued)  # an amount, a kind switched, a relationship, a key gone, a role
     if form is not None and shares_with_another(part):
         return None, 0.0  # "the drinks fridge now alarms above 5°C too": another thing shares the form
     if form is not None and (form in SUBJECT_CHECKED or not another_subject(older, part, o, n)):

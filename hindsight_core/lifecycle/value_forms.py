@@ -83,26 +83,71 @@ def _number(word: str) -> float | None:
         return None
 
 
+#: Spellings of one unit of measure: "120 grams" and "100 g" are one unit ("m3" and "cubic metres" too).
+_UNIT_ALIASES = {"g": "gram", "gr": "gram", "grams": "gram", "kg": "kilogram", "kgs": "kilogram", "kilo": "kilogram",
+                 "kilos": "kilogram", "kilograms": "kilogram", "mg": "milligram", "milligrams": "milligram",
+                 "mcg": "microgram", "ml": "millilitre", "millilitres": "millilitre", "milliliters": "millilitre",
+                 "l": "litre", "litres": "litre", "liters": "litre", "liter": "litre", "ltr": "litre",
+                 "km": "kilometre", "kms": "kilometre", "kilometres": "kilometre", "kilometers": "kilometre",
+                 "mi": "mile", "lb": "pound", "lbs": "pound", "oz": "ounce", "m3": "cubic", "iu": "iu", "%": "percent",
+                 "hrs": "hour", "mins": "minute"}
+#: Fractions written as one character ("3/4 cup" is read as three words and left alone).
+_FRACTIONS = {"\u00bc": 0.25, "\u00bd": 0.5, "\u00be": 0.75, "\u2153": 1 / 3, "\u2154": 2 / 3}
+#: A number with its unit written on ("55g", "1000mg", "42km", "10k", "8,000"): number, then unit.
+_ATTACHED = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|[\u00bc\u00bd\u00be\u2153\u2154])(k|[a-z]+\d?|%)?$")
+
+
 def _unit(word: str) -> str:
     word = word.lower()
+    if word in _UNIT_ALIASES:
+        return _UNIT_ALIASES[word]
     for suffix in ("ies", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 2:
             stem = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
             if stem in _TIME_UNITS or suffix == "s":
-                return stem
+                return _UNIT_ALIASES.get(stem, stem)
     return word
+
+
+def _split_number(word: str) -> tuple[float, str | None] | None:
+    """``(number, unit written on it)`` for "55g" -> ``(55, "gram")``, "10k" -> ``(10000, None)``,
+    "8,000" -> ``(8000, None)``, "\u00be" -> ``(0.75, None)``; None when ``word`` is no number
+    (or its suffix is no unit: "12th", "3pm")."""
+    m = _ATTACHED.match(word)
+    if m is None:
+        return None
+    digits, suffix = m.groups()
+    value = _FRACTIONS.get(digits) or float(digits.replace(",", ""))
+    if suffix is None:
+        return value, None
+    if suffix == "k":
+        return value * 1000, None
+    unit = _UNIT_ALIASES.get(suffix)
+    return (value, unit) if unit else None
 
 
 @functools.lru_cache(maxsize=4096)
 def amounts(text: str) -> tuple[tuple[float, str], ...]:
     """``(number, unit)`` pairs stated as amounts: "two weeks" -> ``(2, "week")``, "48 hours" ->
-    ``(48, "hour")``, "3 kids" -> ``(3, "kid")``. Differences ("by two days", "two more weeks") and
-    past offsets ("three weeks ago") are not amounts. "a"/"an" count only before a time unit."""
-    words = re.findall(r"\d[\d.,:/]*[a-z%$]*|[a-z]+(?:'[a-z]+)?", text.lower())  # "10k", "9:30": no amounts here
+    ``(48, "hour")``, "3 kids" -> ``(3, "kid")``, "55g" and "55 grams" -> ``(55, "gram")``. Differences
+    ("by two days", "two more weeks") and past offsets ("three weeks ago") are not amounts. "a"/"an"
+    count only before a time unit."""
+    words = re.findall(r"[\d\u00bc\u00bd\u00be\u2153\u2154][\d.,:/]*[a-z%$]*\d?|m3\b|[a-z]+(?:'[a-z]+)?", text.lower())
+    words = [w.rstrip(".,") if w[0].isdigit() else w for w in words]  # "40k." ends a sentence
     out: list[tuple[float, str]] = []
     for i, w in enumerate(words):
-        value = _number(w)
-        if value is None or (i and words[i - 1] in _DELTA_BEFORE):
+        if w in _NUMBER_WORDS:
+            value, unit = float(_NUMBER_WORDS[w]), None
+        else:
+            split = _split_number(w)
+            if split is None:
+                continue  # "9:30", "12th", "2024-03": no amounts here
+            value, unit = split
+        if i and words[i - 1] in _DELTA_BEFORE:
+            continue
+        if unit is not None:
+            if not (i + 1 < len(words) and words[i + 1] in _DELTA_AFTER):
+                out.append((value, unit))
             continue
         j = i + 1
         if j < len(words) and words[j] in _UNIT_QUALIFIERS:
@@ -122,19 +167,22 @@ def _hours(value: float, unit: str) -> float | None:
     return value * _TIME_UNITS[unit] if unit in _TIME_UNITS else None
 
 
-def _amount_changed(older: str, part: str, sim: float) -> bool:
-    """A count or duration of one unit (or of time) changed, under an update cue, with the key kept."""
-    if update_cue(part) is None:
+def _amount_changed(older: str, part: str, sim: float, cued: bool = False) -> bool:
+    """A count or duration of one unit (or of time) changed, under an update cue (``cued``: one the
+    caller read before taking the effective time off), with the key kept. Each unit is compared on its
+    own: "55g a day" / "70g a day" changed the grams, not the day."""
+    if not cued and update_cue(part) is None:
         return False
     old, new = amounts(older), amounts(part)
-    if not old or not new or set(old) & set(new):
+    if not old or not new:
         return False
     changed = False
     for a_value, a_unit in old:
         for b_value, b_unit in new:
             ha, hb = _hours(a_value, a_unit), _hours(b_value, b_unit)
             if (ha is not None and hb is not None and ha != hb) or (a_unit == b_unit and a_value != b_value):
-                changed = True
+                restated = any(u == a_unit and v == a_value for v, u in new)  # "two meals" in both
+                changed = changed or not restated
     if not changed:
         return False
     units = {u for _, u in old} | {u for _, u in new}
@@ -427,28 +475,30 @@ def _possible_again(older: str, part: str) -> bool:
 
 
 #: Each form's check, in the order they are tried (the first that fires names the change); only the
-#: amount needs the texts' cosine.
-_CHECKS: tuple[tuple[str, Callable[[str, str, float], bool]], ...] = tuple(zip(FORMS, (
+#: amount needs the texts' cosine and the caller's cue.
+_CHECKS: tuple[tuple[str, Callable[[str, str, float, bool], bool]], ...] = tuple(zip(FORMS, (
     _amount_changed,
-    lambda older, part, sim: _kind_switched(older, part),
-    lambda older, part, sim: _relationship_changed(older, part),
-    lambda older, part, sim: _attribute_gone(older, part),
-    lambda older, part, sim: _took_role(older, part),
-    lambda older, part, sim: _moved_to_value(older, part),
-    lambda older, part, sim: _corrected_value(older, part),
-    lambda older, part, sim: _version_changed(older, part),
-    lambda older, part, sim: _alternative(older, part),
-    lambda older, part, sim: _list_item_done(older, part),
-    lambda older, part, sim: _possible_again(older, part),
+    lambda older, part, sim, cued: _kind_switched(older, part),
+    lambda older, part, sim, cued: _relationship_changed(older, part),
+    lambda older, part, sim, cued: _attribute_gone(older, part),
+    lambda older, part, sim, cued: _took_role(older, part),
+    lambda older, part, sim, cued: _moved_to_value(older, part),
+    lambda older, part, sim, cued: _corrected_value(older, part),
+    lambda older, part, sim, cued: _version_changed(older, part),
+    lambda older, part, sim, cued: _alternative(older, part),
+    lambda older, part, sim, cued: _list_item_done(older, part),
+    lambda older, part, sim, cued: _possible_again(older, part),
 ), strict=True))
 
 
-def form_change(older: str, part: str, sim: float = 0.0) -> str | None:
+def form_change(older: str, part: str, sim: float = 0.0, cued: bool = False) -> str | None:
     """Which of :data:`FORMS` says ``part`` (the assertive part of a later text) changes ``older``.
 
     ``sim`` is the two texts' cosine: an amount of a reworded statement needs it when no key word recurs.
+    ``cued``: ``part`` carried an update cue before its effective time was taken off ("3/4 cup per meal
+    from now on").
     """
-    return next((form for form, changed in _CHECKS if changed(older, part, sim)), None)
+    return next((form for form, changed in _CHECKS if changed(older, part, sim, cued)), None)
 
 
 def anchored_change(older: str, newer: str) -> bool:
