@@ -20,6 +20,8 @@ class of attribute they change:
 - **another version**: a new version number of the same shape for a subject that recurs;
 - **a listed item is done**: a list ("Open items: A, B, C") and an item of it now signed off, passed,
   fixed, shipped...;
+- **the product's version changed**: "Python 3.9" / a pasted ``python --version`` saying "Python 3.12.2":
+  the same product word right before another version, under an update cue or in machine output;
 - **possible again**: what the earlier statement ruled out ("no running", "can't drive") is now done
   *again* or *back*;
 - **switched to the alternative**: one of a closed set of alternatives (metric / imperial, light /
@@ -45,6 +47,7 @@ from collections.abc import Callable
 
 from hindsight_core.lifecycle.slots import STOP, content, names, same_word, slots
 from hindsight_core.lifecycle.update_cues import split_clauses, update_cue
+from hindsight_core.lifecycle.update_keys import is_tool_record
 
 __all__ = ["form_change", "anchored_change", "amounts", "FORMS", "SUBJECT_CHECKED"]
 
@@ -52,9 +55,9 @@ __all__ = ["form_change", "anchored_change", "amounts", "FORMS", "SUBJECT_CHECKE
 FORMS = ("the amount changed", "switched to another of its kind", "the relationship changed",
          "the attribute no longer holds", "took another role", "moved to another value of its type",
          "a typed value corrected", "another version", "switched to the alternative", "a listed item is done",
-         "possible again")
+         "possible again", "the product's version changed")
 #: Forms that check on their own that the subject is the same (a reworded subject word is allowed there).
-SUBJECT_CHECKED = frozenset({"a typed value corrected", "another version"})
+SUBJECT_CHECKED = frozenset({"a typed value corrected", "another version", "the product's version changed"})
 
 _NUMBER_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                  "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
@@ -391,13 +394,46 @@ def _version_changed(older: str, part: str) -> bool:
         return False
     if not any(a.split(".")[0] == b.split(".")[0] for a in old for b in new):
         return False
+    return _subject_kept(older, part)
+
+
+def _subject_kept(older: str, part: str) -> bool:
+    """Every plain word of the earlier subject (before its copula or "runs"/"uses"/"on") recurs ("prod",
+    not "staging"), and one word at least; a product name may be named by a part of it."""
     m = _COPULA.search(older) or re.search(r"\b(runs?|uses?|on)\b", older, re.I)
     subject = [w for w in content(older[: m.start()]) if not any(c.isdigit() for c in w)] if m else []
     plain = [w for w in subject if w not in names(older) and w not in ("our", "my")]
     said = content(part)
-    # every plain subject word recurs ("prod", not "staging"); a product name may be named by a part of it
     return bool(subject) and all(any(same_word(w, t) for t in said) for w in plain) \
         and any(any(same_word(w, t) for t in said) for w in subject)
+
+
+#: A product word right before its version: "Python 3.9", "PostgreSQL 13.11", "ubuntu-20.04", "Node v18".
+_PRODUCT_VERSION = re.compile(r"(?<![\w.-])([a-z][a-z+#]{1,19})(?:[ -]|\s+v|-v)(\d+(?:\.\d+)+)(?!\w|\.\d)", re.I)
+#: A shell prompt with its user and host ("hamid@ws-14:~/analytics$ "): machine output follows.
+_PROMPT = re.compile(r"\w@[\w.-]+:\S*\$\s")
+#: Words before a number that are no product ("version 3.1", "since 2.0").
+_NOT_PRODUCT = STOP | {"version", "release", "since", "from", "to", "on", "at", "v", "and", "or", "than"}
+
+
+def _product_version_changed(older: str, part: str, machine: bool = False) -> bool:
+    """"The repo uses Python 3.9" / a pasted ``python --version`` saying "Python 3.12.2": a product named
+    before its version in the earlier statement is named before another version (the earlier one gone).
+    Machine output (``machine``: the whole later text is) names no subject of its own; a message needs an update cue and the earlier subject
+    ("the web repo is on Python 3.12 now" is another repo's)."""
+    old = {(m.group(1).lower(), m.group(2)) for m in _PRODUCT_VERSION.finditer(older)
+           if m.group(1).lower() not in _NOT_PRODUCT}
+    if not old:
+        return False
+    machine = machine or is_tool_record(part) or bool(_PROMPT.search(part))
+    if not machine and (update_cue(part) is None or not _subject_kept(older, part)):
+        return False
+    new = {(m.group(1).lower(), m.group(2)) for m in _PRODUCT_VERSION.finditer(part)}
+    for product, version in old:
+        if any(p == product and v != version for p, v in new) and not re.search(
+                rf"(?<![\w.]){re.escape(version)}(?!\w|\.\d)", part):
+            return True
+    return False
 
 
 #: Closed sets of alternatives: one holds at a time, so another from the set under a change cue replaces it.
@@ -475,30 +511,31 @@ def _possible_again(older: str, part: str) -> bool:
 
 
 #: Each form's check, in the order they are tried (the first that fires names the change); only the
-#: amount needs the texts' cosine and the caller's cue.
-_CHECKS: tuple[tuple[str, Callable[[str, str, float, bool], bool]], ...] = tuple(zip(FORMS, (
-    _amount_changed,
-    lambda older, part, sim, cued: _kind_switched(older, part),
-    lambda older, part, sim, cued: _relationship_changed(older, part),
-    lambda older, part, sim, cued: _attribute_gone(older, part),
-    lambda older, part, sim, cued: _took_role(older, part),
-    lambda older, part, sim, cued: _moved_to_value(older, part),
-    lambda older, part, sim, cued: _corrected_value(older, part),
-    lambda older, part, sim, cued: _version_changed(older, part),
-    lambda older, part, sim, cued: _alternative(older, part),
-    lambda older, part, sim, cued: _list_item_done(older, part),
-    lambda older, part, sim, cued: _possible_again(older, part),
+#: amount needs the texts' cosine and the caller's cue, and a product's version whether the text is machine output.
+_CHECKS: tuple[tuple[str, Callable[[str, str, float, bool, bool], bool]], ...] = tuple(zip(FORMS, (
+    lambda older, part, sim, cued, machine: _amount_changed(older, part, sim, cued),
+    lambda older, part, sim, cued, machine: _kind_switched(older, part),
+    lambda older, part, sim, cued, machine: _relationship_changed(older, part),
+    lambda older, part, sim, cued, machine: _attribute_gone(older, part),
+    lambda older, part, sim, cued, machine: _took_role(older, part),
+    lambda older, part, sim, cued, machine: _moved_to_value(older, part),
+    lambda older, part, sim, cued, machine: _corrected_value(older, part),
+    lambda older, part, sim, cued, machine: _version_changed(older, part),
+    lambda older, part, sim, cued, machine: _alternative(older, part),
+    lambda older, part, sim, cued, machine: _list_item_done(older, part),
+    lambda older, part, sim, cued, machine: _possible_again(older, part),
+    lambda older, part, sim, cued, machine: _product_version_changed(older, part, machine),
 ), strict=True))
 
 
-def form_change(older: str, part: str, sim: float = 0.0, cued: bool = False) -> str | None:
+def form_change(older: str, part: str, sim: float = 0.0, cued: bool = False, machine: bool = False) -> str | None:
     """Which of :data:`FORMS` says ``part`` (the assertive part of a later text) changes ``older``.
 
     ``sim`` is the two texts' cosine: an amount of a reworded statement needs it when no key word recurs.
     ``cued``: ``part`` carried an update cue before its effective time was taken off ("3/4 cup per meal
-    from now on").
+    from now on"). ``machine``: the later text is machine output (a pasted ``python --version``).
     """
-    return next((form for form, changed in _CHECKS if changed(older, part, sim, cued)), None)
+    return next((form for form, changed in _CHECKS if changed(older, part, sim, cued, machine)), None)
 
 
 def anchored_change(older: str, newer: str) -> bool:
