@@ -205,9 +205,29 @@ _RENAMED = re.compile(r"\b(renam\w+|re-?brand\w*|(now|officially) (called|named|
 _NAME_NOW = re.compile(r"\b(is|'s|are|'re) (officially |now )?[A-Z][\w'-]+( [A-Z][\w'-]+)? now\b")
 
 
+#: "renamed #ops-alerts to #incidents", "renamed the 'Dispensary Shared' folder to 'Pharmacy Ops'".
+_RENAME_TO = re.compile(r"\brenam\w*\s+(?P<old>\S.{0,40}?)\s+(?:to|as|into)\s+(?P<new>\S+)", re.I)
+
+
+def _renamed_from(older: str, part: str, o: Reading) -> bool:
+    """``part`` renames a name in the value of ``older`` (a name, a #channel, a quoted name) to one
+    ``older`` lacks: "renamed the primary postgres host to ..." renames the host, not Postgres."""
+    value = key_and_value(older)[2]
+    for m in _RENAME_TO.finditer(part):
+        said = read(m.group("old"))
+        if any(present(x, said) for x in o.names if x in value) or any(
+                w.lower() in older.lower() for w in re.findall(r"#[\w-]+|'[^']+'|\"[^\"]+\"", m.group("old"))):
+            new = m.group("new").strip(".,'\"").lower()
+            return bool(new) and new not in older.lower()
+    return False
+
+
 def renamed(older: str, part: str, o: Reading, n: Reading) -> bool:
     """Something named or called X is now called Y ("the kitten is officially Waffles now", "she's
-    Hannah Lindqvist now"): a rename cue, a new name, and the subject's words or its old name recur."""
+    Hannah Lindqvist now"): a rename cue, a new name, and the subject's words or its old name recur;
+    or any name of the earlier statement renamed to another ("renamed #ops-alerts to #incidents")."""
+    if _renamed_from(older, part, o):
+        return True
     m = _NAMING.search(older)
     if m is None or not (_RENAMED.search(part) or _NAME_NOW.search(part)):
         return False

@@ -22,6 +22,8 @@ class of attribute they change:
   fixed, shipped...;
 - **the product's version changed**: "Python 3.9" / a pasted ``python --version`` saying "Python 3.12.2":
   the same product word right before another version, under an update cue or in machine output;
+- **another model of the product**: "my tracker is a Fitbit Charge 4" / "upgraded to the Charge 6": a
+  capitalised product word before another number, under an update cue (the caller checks the subject);
 - **possible again**: what the earlier statement ruled out ("no running", "can't drive") is now done
   *again* or *back*;
 - **switched to the alternative**: one of a closed set of alternatives (metric / imperial, light /
@@ -55,7 +57,7 @@ __all__ = ["form_change", "anchored_change", "amounts", "FORMS", "SUBJECT_CHECKE
 FORMS = ("the amount changed", "switched to another of its kind", "the relationship changed",
          "the attribute no longer holds", "took another role", "moved to another value of its type",
          "a typed value corrected", "another version", "switched to the alternative", "a listed item is done",
-         "possible again", "the product's version changed")
+         "possible again", "the product's version changed", "another model of the product")
 #: Forms that check on their own that the subject is the same (a reworded subject word is allowed there).
 SUBJECT_CHECKED = frozenset({"a typed value corrected", "another version", "the product's version changed"})
 
@@ -408,32 +410,55 @@ def _subject_kept(older: str, part: str) -> bool:
         and any(any(same_word(w, t) for t in said) for w in subject)
 
 
-#: A product word right before its version: "Python 3.9", "PostgreSQL 13.11", "ubuntu-20.04", "Node v18".
-_PRODUCT_VERSION = re.compile(r"(?<![\w.-])([a-z][a-z+#]{1,19})(?:[ -]|\s+v|-v)(\d+(?:\.\d+)+)(?!\w|\.\d)", re.I)
+#: A product word right before its version: "Python 3.9", "PostgreSQL 13.11", "ubuntu-20.04", "postgres:13.9",
+#: "Node v18"; or a model number ("Charge 4", "Forerunner 55", "Trados 2024"), read only after a capitalised word.
+_PRODUCT_VERSION = re.compile(r"(?<![\w.-])([a-z][a-z+#]{1,19})(?:[ :-]|\s+v|-v)(\d+(?:\.\d+)*)(?!\w|\.\d)", re.I)
 #: A shell prompt with its user and host ("hamid@ws-14:~/analytics$ "): machine output follows.
 _PROMPT = re.compile(r"\w@[\w.-]+:\S*\$\s")
 #: Words before a number that are no product ("version 3.1", "since 2.0").
 _NOT_PRODUCT = STOP | {"version", "release", "since", "from", "to", "on", "at", "v", "and", "or", "than"}
 
 
+#: Capitalised words before a whole number that name a date, a place in a row or a group, not a model
+#: ("March 8", "Year 4", "Room 6", "Gate 12").
+_NUMBERED = frozenset("""jan january feb february mar march apr april may jun june jul july aug august sep sept september
+oct october nov november dec december mon monday tue tues tuesday wed wednesday thu thur thurs thursday fri friday
+sat saturday sun sunday year years week day room level floor row seat unit bed stall number no gate platform terminal
+bus route phase sprint step stage grade class group team table lane court pitch aisle box locker bay ward section
+chapter page item part season episode series round batch block building flat apartment suite studio door""".split())
+
+
+def _versions(text: str, models: bool = False) -> set[tuple[str, str]]:
+    """``(product, version)`` pairs of ``text``: dotted versions, and with ``models`` whole numbers after a
+    capitalised product word too ("Charge 4")."""
+    return {(m.group(1).lower(), m.group(2)) for m in _PRODUCT_VERSION.finditer(text)
+            if m.group(1).lower() not in _NOT_PRODUCT and ("." in m.group(2) or models and m.group(1)[0].isupper()
+                                                           and m.group(1).lower() not in _NUMBERED)}
+
+
+def _another_version(older: str, part: str, models: bool = False) -> bool:
+    """A product of ``older`` named before another version in ``part``, the earlier version gone."""
+    new = {(p, v) for p, v in _versions(part, models=True)}
+    return any(any(p == product and v != version for p, v in new)
+               and not re.search(rf"(?<![\w.]){re.escape(version)}(?!\w|\.\d)", part)
+               for product, version in _versions(older, models))
+
+
 def _product_version_changed(older: str, part: str, machine: bool = False) -> bool:
     """"The repo uses Python 3.9" / a pasted ``python --version`` saying "Python 3.12.2": a product named
     before its version in the earlier statement is named before another version (the earlier one gone).
-    Machine output (``machine``: the whole later text is) names no subject of its own; a message needs an update cue and the earlier subject
-    ("the web repo is on Python 3.12 now" is another repo's)."""
-    old = {(m.group(1).lower(), m.group(2)) for m in _PRODUCT_VERSION.finditer(older)
-           if m.group(1).lower() not in _NOT_PRODUCT}
-    if not old:
-        return False
+    Machine output (``machine``: the whole later text is) names no subject of its own; a message needs
+    an update cue and the earlier subject ("the web repo is on Python 3.12 now" is another repo's)."""
     machine = machine or is_tool_record(part) or bool(_PROMPT.search(part))
     if not machine and (update_cue(part) is None or not _subject_kept(older, part)):
         return False
-    new = {(m.group(1).lower(), m.group(2)) for m in _PRODUCT_VERSION.finditer(part)}
-    for product, version in old:
-        if any(p == product and v != version for p, v in new) and not re.search(
-                rf"(?<![\w.]){re.escape(version)}(?!\w|\.\d)", part):
-            return True
-    return False
+    return _another_version(older, part)
+
+
+def _another_model(older: str, part: str) -> bool:
+    """"My tracker is a Fitbit Charge 4" / "upgraded to the Charge 6": a model number after a capitalised
+    product word, another one under an update cue. The caller checks that no other subject owns it."""
+    return update_cue(part) is not None and _another_version(older, part, models=True)
 
 
 #: Closed sets of alternatives: one holds at a time, so another from the set under a change cue replaces it.
@@ -525,6 +550,7 @@ _CHECKS: tuple[tuple[str, Callable[[str, str, float, bool, bool], bool]], ...] =
     lambda older, part, sim, cued, machine: _list_item_done(older, part),
     lambda older, part, sim, cued, machine: _possible_again(older, part),
     lambda older, part, sim, cued, machine: _product_version_changed(older, part, machine),
+    lambda older, part, sim, cued, machine: _another_model(older, part),
 ), strict=True))
 
 
