@@ -24,6 +24,8 @@ class of attribute they change:
   the same product word right before another version, under an update cue or in machine output;
 - **another model of the product**: "my tracker is a Fitbit Charge 4" / "upgraded to the Charge 6": a
   capitalised product word before another number, under an update cue (the caller checks the subject);
+- **the list changed**: a list ("the rota volunteers are Sue, Karim and Joanne") stated again with an
+  item kept, one gone and a new one ("rota is sue, karim and bex"), its key recurring;
 - **possible again**: what the earlier statement ruled out ("no running", "can't drive") is now done
   *again* or *back*;
 - **switched to the alternative**: one of a closed set of alternatives (metric / imperial, light /
@@ -57,7 +59,7 @@ __all__ = ["form_change", "anchored_change", "amounts", "FORMS", "SUBJECT_CHECKE
 FORMS = ("the amount changed", "switched to another of its kind", "the relationship changed",
          "the attribute no longer holds", "took another role", "moved to another value of its type",
          "a typed value corrected", "another version", "switched to the alternative", "a listed item is done",
-         "possible again", "the product's version changed", "another model of the product")
+         "possible again", "the product's version changed", "another model of the product", "the list changed")
 #: Forms that check on their own that the subject is the same (a reworded subject word is allowed there).
 SUBJECT_CHECKED = frozenset({"a typed value corrected", "another version", "the product's version changed"})
 
@@ -506,6 +508,40 @@ def _list_item_done(older: str, part: str) -> bool:
     return False
 
 
+#: A list after the last colon or copula: "volunteers are Sue, Karim and Joanne", "extensions: Prettier, ESLint".
+_LISTED = re.compile(r"^.*(?::|\b(?:are|is|include|includes))\s+([^:]+?(?:,|\band\b)[^:]+?)\s*[.!]?$", re.I)
+_ITEM_SPLIT = re.compile(r",|;|\band\b|\bthen\b|->|\u2192|\(\d+\)|\b\d[.)]\s", re.I)
+#: A list shape in the later text: bullets, numbers, or two separators.
+_LIST_SHAPE = re.compile(r"(?:^|\s)(?:[-*\u2022]|\d[.)])\s+\S.*(?:[-*\u2022]|\d[.)])\s+\S|,.*(?:,|\band\b)", re.S)
+#: Said of a listed item that leaves ("joanne's stepped back", "Halvorsen wrapped up").
+_ITEM_GONE = re.compile(r"\b(stepped (back|down)|left|leaving|dropped|gone|wrapped( up)?|done|finished|out|off|"
+                        r"removed|retired|moved (away|on)|no longer|not any ?more|working in|away)\b", re.I)
+
+
+_ITEM_WORDS = 3  # content words of one listed item at most ("Moth & Lantern logo")
+
+
+def _list_changed(older: str, part: str) -> bool:
+    """A list stated again with one item kept, one gone (absent, or named beside a word that it left)
+    and one new: "the rota volunteers are Sue, Karim and Joanne" / "rota for rest of season is sue,
+    karim and bex (joanne's stepped back)". A word of what the list is of must recur."""
+    m = _LISTED.search(older.strip())
+    if m is None or not _LIST_SHAPE.search(part):
+        return False
+    items = [content(x) for x in _ITEM_SPLIT.split(m.group(1)) if content(x)]
+    if len(items) < 2 or any(len(i) > _ITEM_WORDS for i in items):  # "Priya, Sven answers the infra section"
+        return False
+    said = content(part)
+    kept = [i for i in items if all(any(same_word(w, t) for t in said) for w in i)]
+    gone = [i for i in items if not any(any(same_word(w, t) for t in said) for w in i) or any(
+        _ITEM_GONE.search(c) and any(any(same_word(w, t) for t in content(c)) for w in i) and not _LIST_SHAPE.search(c)
+        for c in re.split(r"[()]|\.\s", part))]
+    listed = {w for i in items for w in i}
+    fresh = [t for t in said if t not in listed and not any(same_word(t, w) for w in content(older))]
+    key = [w for w in content(older[: m.start(1)]) if w not in STOP]
+    return bool(kept) and bool(gone) and bool(fresh) and any(any(same_word(k, t) for t in said) for k in key)
+
+
 _RULED_OUT = re.compile(r"\b(?:no|not|can'?t|cannot|unable to|not allowed to|banned from|off)\s+([a-z]{3,})"
                         r"(?:\s+([a-z]{3,}))?", re.I)
 _AGAIN = re.compile(r"\b(again|back)\b", re.I)
@@ -551,6 +587,7 @@ _CHECKS: tuple[tuple[str, Callable[[str, str, float, bool, bool], bool]], ...] =
     lambda older, part, sim, cued, machine: _possible_again(older, part),
     lambda older, part, sim, cued, machine: _product_version_changed(older, part, machine),
     lambda older, part, sim, cued, machine: _another_model(older, part),
+    lambda older, part, sim, cued, machine: _list_changed(older, part),
 ), strict=True))
 
 
