@@ -39,6 +39,16 @@ def test_assertive_part_drops_the_question_only():
     assert assertive_part("Pro is $35/mo now. Should we raise Basic to $12?") == "Pro is $35/mo now."
 
 
+@pytest.mark.parametrize("text, kept", [
+    ("no longer on night shifts, days only now i think?", "no longer on night shifts, days only now"),
+    ("Omar quit the band, can you believe it?", "Omar quit the band"),
+    ("is Omar still in the band, i think?", ""),  # a question with a hedge is still a question
+    ("the gym opens at 7 now, right?", ""),  # "right?" asks for a check
+])
+def test_a_hedging_tag_question_leaves_its_statement(text, kept):
+    assert assertive_part(text) == kept
+
+
 @pytest.mark.parametrize("older, newer", [
     ("payments-api listens on 8443.", "heads up: we moved payments-api to port 9443 last night"),
     ("CI runs on Jenkins.", "we don't use Jenkins anymore, everything moved to GitHub Actions"),
@@ -152,6 +162,12 @@ def test_the_effective_time_is_not_the_value(text, left):
     ("My uncle works as a plumber.", "my uncle retired in March, finally", True),
     ("Marta runs the on-call rota.", "Felix now runs the release train.", False),  # another duty
     ("Ines coordinates the book club.", "Ines handed her keys to Ravi", False),
+    # more duties and more ways to hand one over; the clause naming the duty is what must recur
+    ("Noor is the treasurer of the rowing club.", "Dev got elected treasurer of the rowing club on Sunday", True),
+    ("Kai owns the search relevance project, target is Q3.", "handing search relevance over to Mina, I'm on leave", True),
+    ("Lena is the charge nurse on ward 6 this week.", "Sofia is charge on ward 6 from tonight", True),
+    ("Kai owns the search relevance project.", "Mina took it over, Kai still owns the search relevance dashboards",
+     False),  # the duty said to stay
 ])
 def test_duties_pass_from_person_to_person(older, newer, updates):
     assert (judge_update(older, newer, 0.45) is not None) is updates
@@ -215,6 +231,8 @@ def test_updates_said_in_another_language(older, newer, updates):
     ("My friend's name is Sam Ortiz.", "Sam got married and goes by Sam Reyes these days", True),
     ("My sister's name is Hannah.", "my cousin is officially called Bea now", False),  # another person
     ("Our project is called Nimbus.", "we renamed the Slack channel to #nimbus-core", False),  # another thing
+    ("Build failures are posted to #ci-noise.", "renamed #ci-noise to #ci-alerts, the bot already knows", True),
+    ("Postgres on the analytics box runs version 15.", "we renamed the Postgres host to pg-main.lan", False),  # the subject
 ])
 def test_a_rename(older, newer, updates):
     assert (judge_update(older, newer, 0.4) is not None) is updates

@@ -17,6 +17,13 @@ from hindsight_core.lifecycle.value_forms import FORMS, amounts, form_change
     ("pushed it back by two weeks", ()),  # a difference, not the amount
     ("it took two more weeks", ()),
     ("I saw her three weeks ago", ()),
+    # units written on, other spellings of one unit, thousands, one-character fractions
+    ("the cat gets 60g of wet food", ((60.0, "gram"),)),
+    ("the cat gets 75 grams of wet food", ((75.0, "gram"),)),
+    ("3,500 steps by lunch", ((3500.0, "step"),)),
+    ("\u00bd cup of oats", ((0.5, "cup"),)),
+    ("4 m3 of topsoil", ((4.0, "cubic"),)),
+    ("meet at 9:30 on the 12th, 3pm", ()),  # times and ordinals are no amounts
 ])
 def test_amounts_are_counts_and_durations(text, expected):
     assert amounts(text) == expected
@@ -52,6 +59,13 @@ def test_amounts_are_counts_and_durations(text, expected):
     # possible again
     ("My wrist is sprained, so no climbing for a while.", "hand surgeon says I can climb again", FORMS[10]),
     ("I can't drive until my licence is renewed.", "licence came through, I'm driving again", FORMS[10]),
+    # a product named before another version, in pasted machine output
+    ("The billing service is built with Rust 1.75.", "$ rustc --version\nrustc 1.79.0\nRust 1.79.0", FORMS[11]),
+    ("Our docs site is on Node 18.17.", "docs site is on Node 20.11 now, bumped it in the last PR", FORMS[11]),
+    # another model number of a capitalised product
+    ("My e-reader is a Kindle Paperwhite 4.", "upgraded to the Paperwhite 5 last weekend", FORMS[12]),
+    # a list stated again: an item kept, one gone, one new
+    ("The quiz team members are Ana, Ravi and Tom.", "the quiz team is Ana, Ravi and Lucy (Tom moved away)", FORMS[13]),
 ])
 def test_each_form_fires(older, newer, form):
     assert form_change(older, newer, 0.4) == form
@@ -91,9 +105,33 @@ def test_each_form_fires(older, newer, form):
     # possible-again look-alikes: still ruled out, or another activity again
     ("My wrist is sprained, so no climbing for a while.", "it hurts again, can't climb at all"),
     ("My wrist is sprained, so no climbing for a while.", "I'm swimming again, easy laps only"),
+    # product version look-alikes: another subject in a message, the same version, a date after a month
+    ("Our docs site is on Node 18.17.", "$ node --version\nv18.17.0\nNode 18.17"),
+    ("The launch party is on March 3.", "we moved things around, the launch party is March 9 now"),
+    ("My son is in Year 4 at Oakfield.", "now my nephew is in Year 2 at Oakfield too"),
+    # list look-alikes: every item kept with one added, or no word of what the list is of
+    ("The quiz team members are Ana, Ravi and Tom.", "quiz team this season: Ana, Ravi, Tom and Lucy"),
+    ("The quiz team members are Ana, Ravi and Tom.", "dinner guests: Ana, Ravi and Lucy"),
 ])
 def test_look_alikes_do_not_fire(older, newer):
     assert form_change(older, newer, 0.4) is None
+
+
+@pytest.mark.parametrize("older, newer, changed", [
+    ("The cat gets 60g of wet food a day.", "vet says the cat gets 45 g a day from now on, she's getting round", True),
+    ("The cat gets 60g of wet food a day, in two meals.", "vet says cut the cat to 45 grams a day, still two meals", True),
+    ("The cat gets 60g of wet food a day.", "the cat gets 60g a day now, weighed", False),  # the same amount
+])
+def test_an_amount_is_compared_unit_by_unit(older, newer, changed):
+    """One unit changed is a change though another ("a day", "two meals") is restated; an effective time
+    ("from now on") is the cue even after it is taken off the text."""
+    assert (judge_update(older, newer, 0.5) is not None) is changed
+
+
+def test_another_subjects_product_version_is_no_update():
+    """A product's version in a message is read as a model change; the update rules then see the other subject."""
+    assert judge_update("The billing service is built with Rust 1.75.", "the search service is on Rust 1.79 now", 0.5) \
+        is None
 
 
 def test_anchored_forms_reach_far_apart_texts(embedder):
