@@ -189,7 +189,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         return "changed, said in another language", fit
     if is_foreign(older) and is_foreign(part):
         return None, 0.0  # the word-order rules below read English: "Le cours de judo de Inès" has no English key
-    form = form_change(older, part, sim, cued, is_tool_record(newer))  # an amount, a kind switched, a relationship, a key gone, a role
+    # an amount, a kind switched, a relationship, a key gone, a role, a version, a list
+    form = form_change(older, part, sim, cued, is_tool_record(newer))
     if form is not None and shares_with_another(part):
         return None, 0.0  # "the drinks fridge now alarms above 5°C too": another thing shares the form
     if form is not None and (form in SUBJECT_CHECKED or not another_subject(older, part, o, n)):
