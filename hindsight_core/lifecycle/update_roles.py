@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 
-from hindsight_core.lifecycle.slots import Reading, STOP, content, read
+from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_word, slots
 from hindsight_core.lifecycle.update_keys import DAY_OR_MONTH, NOT_VALUE, is_id, key_and_value, number_like, present
 
-__all__ = ["role_change", "moved_elsewhere", "renamed"]
+__all__ = ["role_change", "moved_elsewhere", "moved_thing", "renamed"]
 
 #: Who does a job: verbs and nouns of a duty held by one person at a time.
 _ROLE_WORDS = re.compile(
@@ -172,10 +172,81 @@ _MOVED = re.compile(r"\b(moved|moving|move[sd]? (in)?to|relocat\w+|new (place|fl
                     r"venue|location|spot|digs|condo|bungalow|cottage|townhouse|studio|loft|villa|shop|premises|hq)|now (lives?|based|located)|set up shop)\b", re.I)
 
 
+#: Where a thing is kept: "keys live in", "is stored at", "hangs on", "is hosted on"; else a label "Passports: ...".
+_KEPT = re.compile(r"\b(?:(?:lives?|kept|keeps?|stored|stores?|hangs?|sits?|hosted|located|parked)\s+"
+                   r"(?:(?:the|a|an|my|our|his|her|their)\s+)?(?:[\w-]+\s+){0,3}?|(?:is|are)\s+(?:kept\s+|stored\s+|"
+                   r"located\s+|hosted\s+|parked\s+|filed\s+)?)(?:in|on|at|with|by|under|inside|behind|next to)\b", re.I)
+#: The thing was taken somewhere: a verb of moving a thing, then (a few words on) where to.
+_MOVED_THING = re.compile(r"\b(moved|shifted|put|relocated|towed|wheeled|hauled|lifted|transferred|migrated|carried)\b"
+                          r"(?P<what>(?:\s+[\w'’-]+){0,6}?)\s+(?:over\s+)?(?:into|to|onto|in|under)\s+(?P<where>[^,.;—]+)",
+                          re.I)
+#: Words that say where a note comes from, not what it is about.
+_NOTE_WORDS = frozenset({"note", "noted", "newsletter", "reminder", "fyi", "user", "desk", "front"})
+_THING_BEFORE = 6  # words before the verb that may name the thing ("the caravan's been towed to")
+
+
+#: Before the verb: the move was tried, planned or wished for, not done.
+_NOT_DONE = re.compile(r"\b(tried|trying|try|wanted|want|hoping|hope|planning|plan|might|may|could|would|should|will|"
+                       r"going to|gonna)\b", re.I)
+_WHEN = frozenset({"day", "time", "date"})
+#: A team or a group is no place to keep a thing ("Lena moved over to the ranking team").
+_GROUPS = frozenset({"team", "squad", "group", "department", "dept", "side", "project", "role", "job"})
+_WHERE_OPENING = 3  # words after "to" that say whether it names a time ("to the 8:40 departure")
+#: Which one of a kind, not the kind: "the *east* hose" is no word of "the east-section standpipe".
+_SIDES = frozenset({"east", "west", "north", "south", "upper", "lower", "left", "right", "front", "back", "top",
+                    "bottom", "old", "new", "main", "section", "side"})
+_HEAD_WORDS = 3  # the last words of a thing's name before "for"/"of" ("the shockwave therapy machine")
+
+
+def _head_words(phrase: str) -> list[str]:
+    """The last words of what ``phrase`` names, before any "for"/"of" and after any comma or
+    parenthesis: "the hose reel for the east section" -> hose, reel; "Backend repo uses ruff, config" ->
+    config."""
+    phrase = re.sub(r"\([^)]*\)", " ", phrase).rsplit(",", 1)[-1]
+    phrase = re.split(r"\b(?:for|of|from|at|on|in|with)\b", phrase, maxsplit=1, flags=re.I)[0]
+    return [w for w in content(phrase) if w not in _NOTE_WORDS and w not in _SIDES
+            and not re.match(r"keeps?$", w)][-_HEAD_WORDS:]
+
+
+def moved_thing(older: str, part: str) -> bool:
+    """A thing kept somewhere ("Passports: blue folder, top shelf", "spare keys live in the blue bowl")
+    was moved to a place the earlier statement does not name ("moved all the passports into the fire safe").
+    A word of the thing must sit by the verb, and a word of the new place be new; the caller checks that
+    the thing is not another one of its kind ("the finance team moved their dashboards")."""
+    m = _KEPT.search(older)
+    if m is not None:
+        before = older[: m.start()].rsplit(":", 1)[-1]  # "Front desk note: the shockwave machine lives in"
+    elif ":" in older:
+        before = older.split(":", 1)[0]  # "Passports: blue folder"
+    else:
+        return False
+    if m is not None and re.match(r"keeps?\b", m.group(0), re.I):  # "keeps the spare key with ...": it follows
+        before = m.group(0)
+    thing = _head_words(before)
+    if not thing:
+        return False
+    known = content(older)
+
+    def names_thing(words: tuple[str, ...]) -> bool:
+        return any(any(same_word(w, t) for t in thing) for w in words)
+
+    for mv in _MOVED_THING.finditer(part):
+        lead = " ".join(re.split(r"[,.;:!?—]", part[: mv.start()])[-1].split()[-_THING_BEFORE:])
+        where = content(mv.group("where"))
+        said_first = " ".join(mv.group("where").split()[:_WHERE_OPENING])
+        if _NOT_DONE.search(lead) or slots(said_first) & _WHEN or any(w in _GROUPS for w in where):
+            continue  # "tried to get Jean moved", "moved to Thursdays", "moved over to the ranking team"
+        if (names_thing(content(mv.group("what"))) or names_thing(content(lead))) and \
+                any(not any(same_word(w, k) for k in known) for w in where):
+            return True
+    return False
+
+
 def moved_elsewhere(older: str, part: str, o: Reading, n: Reading) -> bool:
     """Someone or something located at a named place moved to another named place ("I live in
     Leith" / "Finally moved!! New place is in Portobello"); the subject's words must recur unless
-    the statement is the speaker's own."""
+    the statement is the speaker's own. (:func:`moved_thing`: a thing kept somewhere, moved to a place
+    said in common words.)"""
     m = _LOCATED.search(older)
     if m is None or not _MOVED.search(part):
         return False

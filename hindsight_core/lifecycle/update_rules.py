@@ -36,7 +36,7 @@ from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_V
                                                   without_speaker_label, ID_SHAPE)
 from hindsight_core.lifecycle.update_languages import changed_in_other_language, in_other_language, is_foreign
 from hindsight_core.lifecycle.update_records import tool_field_changed
-from hindsight_core.lifecycle.update_roles import moved_elsewhere, renamed, role_change
+from hindsight_core.lifecycle.update_roles import moved_elsewhere, moved_thing, renamed, role_change
 from hindsight_core.lifecycle.update_statements import (is_atomic, is_episode_turn, one_belief, one_sentence, said,
                                                         split_sentences, without_instructions, without_note_label, lead_fact, spelled_out)
 from hindsight_core.lifecycle.update_subjects import (about_someone_else, another_subject, flipped, negates_another,
@@ -170,7 +170,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         return role, 1.0
     if tool_field_changed(older, newer, o):
         return "a tool field reports another value", 1.0
-    if moved_elsewhere(older, part, o, n):
+    if moved_elsewhere(older, part, o, n) or (moved_thing(older, part) and not another_subject(older, part, o, n)):
         return "moved to another place", 1.0
     if renamed(older, part, o, n):
         return "renamed", 1.0

@@ -208,6 +208,12 @@ def test_a_tool_record_field_replaces_the_value(older, newer, updates):
     ("My aunt lives in Galway.", "helped my cousin move into her new flat in Cork", False),  # another person
     ("I'm based in Lyon.", "moved the desk into the spare room, Ikea chair arrived", False),  # no new place
     ("The design team sits in Berlin.", "the data team moved to the new office in Munich", False),
+    # a thing kept somewhere, moved to a place said in common words
+    ("The spare bike pump lives in the hall cupboard.", "moved the bike pump into the shed, cupboard is full", True),
+    ("Camping gear: loft, left of the hatch.", "shifted all the camping gear to the garage rafters", True),
+    ("The spare bike pump lives in the hall cupboard.", "we tried to get the pump moved to the shed, no room", False),
+    ("The spare bike pump lives in the hall cupboard.", "bike pump collection moved to Thursdays", False),  # a time
+    ("The design team's laptops are stored in room 3.", "the sales team moved their laptops into the van", False),
 ])
 def test_a_move_to_another_named_place(older, newer, updates):
     assert (judge_update(older, newer, 0.4) is not None) is updates
