@@ -44,7 +44,7 @@ from hindsight_core.lifecycle.update_subjects import (about_someone_else, anothe
                                                       subject_replaced, subject_substituted, swapped)
 from hindsight_core.lifecycle.update_values import (near_removal, one_number_per_slot, qualifier_swapped, same_number_kind,
                                                     same_shape, states_new_value, value_removed)
-from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, form_change
+from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, VALUE_FORMS, form_change
 
 # The rule families live in their own modules (keys, statements, subjects, values, roles, records);
 # the public names they had here are re-exported for callers of this module.
@@ -87,7 +87,9 @@ _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value chang
              "the duty passed to someone else": 2.0, "promoted: the title changed": 2.0, "the job ended": 2.0,
              "a tool field reports another value": 2.0, "moved to another place": 2.0,
              "changed, said in another language": 2.0, "renamed": 2.0,
-             "the value's qualifier changed": 1.5, **{form: 1.5 for form in FORMS}}
+             "the value's qualifier changed": 1.5, **{form: 1.5 for form in FORMS},
+             # a value of one kind for a value of that kind (grams for grams, a version after its product)
+             **{form: 2.5 for form in VALUE_FORMS}}
 #: Pair verdicts kept: capture asks about each (older, newer, sim) pair up to three times (candidate
 #: fetch, best slot, decision), and a batch of 64 beliefs meets at most 64 x 16 pairs.
 _PAIR_CACHE = 4096

@@ -53,13 +53,17 @@ from hindsight_core.lifecycle.slots import STOP, content, names, same_word, slot
 from hindsight_core.lifecycle.update_cues import split_clauses, update_cue
 from hindsight_core.lifecycle.update_keys import is_tool_record
 
-__all__ = ["form_change", "anchored_change", "amounts", "FORMS", "SUBJECT_CHECKED"]
+__all__ = ["form_change", "anchored_change", "amounts", "FORMS", "SUBJECT_CHECKED", "VALUE_FORMS"]
 
 #: The reason each form returns (also its name in a unit's ``superseded (...)`` flag).
 FORMS = ("the amount changed", "switched to another of its kind", "the relationship changed",
          "the attribute no longer holds", "took another role", "moved to another value of its type",
          "a typed value corrected", "another version", "switched to the alternative", "a listed item is done",
          "possible again", "the product's version changed", "another model of the product", "the list changed")
+#: Forms that name the earlier value's own kind changing (an amount of one unit, a product's version, a
+#: typed value corrected, a list restated): surer than a matching key, so they pick which fact changed.
+VALUE_FORMS = frozenset({"the amount changed", "a typed value corrected", "another version", "the product's version changed",
+                         "another model of the product", "the list changed"})
 #: Forms that check on their own that the subject is the same (a reworded subject word is allowed there).
 SUBJECT_CHECKED = frozenset({"a typed value corrected", "another version", "the product's version changed"})
 
