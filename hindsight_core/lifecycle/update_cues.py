@@ -69,7 +69,9 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(so|and) (we|i) scrapped it|gave up)\b|"
         r"\b(going|goes|went|put it|putting it) back where (it|they) (was|were|belongs?)\b|"
         r"\brolled (it )?back\b|\breverted\b|"
-        r"\bsaid (no(?!\s+(more|longer))|absolutely not)\b|\bturned (us|it|that|me) down\b|\b(refused|declined)\b", _F)),
+        r"\bsaid (no(?!\s+(more|longer))|absolutely not)\b|\bturned (us|it|that|me) down\b|\b(refused|declined)\b|"
+        # an attempt reported on its own: the outcome, if any, is in another sentence ("— app won't let me")
+        r"\b(tried|attempted) to\b(?![^.;]*\b(worked|succeeded|successfully|managed)\b)", _F)),
     ("cancelled_plan", re.compile(
         r"\b(scrapped|shelved|abandoned|dropped|cancell?ed|killed) the (plan|idea|proposal|move)\b|"
         r"\bstay(s|ing)? (as is|put|the same)\b|\bnot worth\b|\bnot happening\b|"

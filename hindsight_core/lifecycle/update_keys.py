@@ -17,7 +17,7 @@ import re
 from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_word
 from hindsight_core.lifecycle.update_cues import update_cue
 
-__all__ = ["without_speaker_label", "CLOSE_SIM", "RELATED_MIN_SIM", "MAIN_VERB", "is_tool_record", "NOT_VALUE", "key_and_value", "key_heads",
+__all__ = ["without_speaker_label", "speaker_label", "CLOSE_SIM", "RELATED_MIN_SIM", "MAIN_VERB", "is_tool_record", "NOT_VALUE", "key_and_value", "key_heads",
            "present", "number_like", "is_id", "ID_SHAPE", "other_id", "raw_words", "phrase_starts", "stem_word", "stranger", "MONTH",
            "DAY_OR_MONTH", "another_id", "sibling_id"]
 
@@ -305,3 +305,15 @@ def without_speaker_label(text: str) -> str:
         if before.strip():
             return rest  # a subject, then its verb: a statement of its own
     return text
+
+
+def speaker_label(text: str) -> str | None:
+    """The one-word label :func:`without_speaker_label` reads as who says ``text``, lower-cased, or None.
+
+    Example:
+        >>> speaker_label("Sam: my weekly mileage target is 30 km for now."), speaker_label("Gym: FitHub Saldanha.")
+        ('sam', None)
+    """
+    if without_speaker_label(text) == text:
+        return None
+    return re.match(r"\W*([\w'-]+)", text).group(1).lower()
