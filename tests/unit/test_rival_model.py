@@ -32,6 +32,14 @@ def test_look_alikes_as_a_whole_are_never_judged(later):
     assert probability(older, later, q, NEAR) == 0.0
 
 
+def test_two_labelled_speakers_statements_are_never_judged():
+    """ "Ana: ..." and "Ben: ..." are each speaker's own; one label, or the same one, is judged."""
+    q = "What's the half-marathon goal?"
+    assert features("Ana: my half-marathon goal is 1:55.", "Ben: I'm going for 1:45 in the half", q, NEAR) is None
+    assert features("Ana: my half-marathon goal is 1:55.", "Ana: I'm going for 1:45 in the half now", q, NEAR) \
+        is not None
+
+
 def test_a_later_text_far_from_the_earlier_one_is_not_judged():
     far = NEAR._replace(on=MIN_CLOSENESS - 0.01)
     assert features("Our backups run at 2am every night.", "backups kick off at 4:30 now", "When?", far) is None

@@ -18,6 +18,7 @@ from hindsight_core.retrieval.present import inherit
     ("might switch to Postgres next year, depends how the estimate looks", "plan"),
     ("this week only the report is due Thursday because of the holiday", "temporary"),
     ("tried to book the earlier train but it was full", "failed_attempt"),
+    ("tried to get the standup moved to 10 this week", "failed_attempt"),  # the outcome, if any, said elsewhere
     ("Back in 2019 we ran everything on one VM.", "past_event"),
     ("My roommate just went vegan.", "other_person"),
     ("saw the thread saying billing changed ports — it didn't", "denial"),
