@@ -434,17 +434,25 @@ bus route phase sprint step stage grade class group team table lane court pitch 
 chapter page item part season episode series round batch block building flat apartment suite studio door""".split())
 
 
-def _versions(text: str, models: bool = False) -> set[tuple[str, str]]:
+#: Before a model number said as a value: a verb, an article, a preposition or a colon.
+_AS_VALUE = re.compile(r"(?:\b(?:is|are|was|were|'s|uses?|using|runs?|running|on|in|at|with|a|an|the|to|wears?|drives?|"
+                       r"got|have|has|bought)\b|:)\s*(?:\S+\s+){0,3}$", re.I)
+
+
+def _versions(text: str, models: bool = False, anywhere: bool = False) -> set[tuple[str, str]]:
     """``(product, version)`` pairs of ``text``: dotted versions, and with ``models`` whole numbers after a
-    capitalised product word too ("Charge 4")."""
+    capitalised product word too ("Charge 4"), when they are said as a value (after a verb, an article or a
+    colon: "my tracker is a Fitbit Charge 4"), not as what the text is about ("Note 3 from the meeting: ...");
+    ``anywhere`` reads a later text, whose new model may stand anywhere ("transferred to Bay C (EDC-2)")."""
     return {(m.group(1).lower(), m.group(2)) for m in _PRODUCT_VERSION.finditer(text)
             if m.group(1).lower() not in _NOT_PRODUCT and ("." in m.group(2) or models and m.group(1)[0].isupper()
-                                                           and m.group(1).lower() not in _NUMBERED)}
+                                                           and m.group(1).lower() not in _NUMBERED
+                                                           and (anywhere or _AS_VALUE.search(text[: m.start()])))}
 
 
 def _another_version(older: str, part: str, models: bool = False) -> bool:
     """A product of ``older`` named before another version in ``part``, the earlier version gone."""
-    new = {(p, v) for p, v in _versions(part, models=True)}
+    new = _versions(part, models=True, anywhere=True)
     return any(any(p == product and v != version for p, v in new)
                and not re.search(rf"(?<![\w.]){re.escape(version)}(?!\w|\.\d)", part)
                for product, version in _versions(older, models))
