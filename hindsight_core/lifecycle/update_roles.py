@@ -77,8 +77,7 @@ def _new_agent(o: Reading, part: str) -> bool:
 
 
 #: A capitalised word opening the text right before a transfer cue ("Priya now leads", "Tomasz is stepping
-#: up as"): names()
-#: skips sentence openers, which are mostly common words, but here the word is the new doer.
+#: up as"): names() skips sentence openers, which are mostly common words, but here the word is the new doer.
 _OPENING_NAME = re.compile(r"^\W*([A-Z][a-z'’-]+)(?:\s+(?:is|has|was|got|will))?\s*$")
 
 
