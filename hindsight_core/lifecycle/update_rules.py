@@ -191,8 +191,9 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         return "changed, said in another language", fit
     if is_foreign(older) and is_foreign(part):
         return None, 0.0  # the word-order rules below read English: "Le cours de judo de Inès" has no English key
+    tool = is_tool_record(newer)
     # an amount, a kind switched, a relationship, a key gone, a role, a version, a list
-    form = form_change(older, part, sim, cued, is_tool_record(newer))
+    form = form_change(older, part, sim, cued, tool)
     if form is not None and shares_with_another(part):
         return None, 0.0  # "the drinks fridge now alarms above 5°C too": another thing shares the form
     if form is not None and (form in SUBJECT_CHECKED or not another_subject(older, part, o, n)):
@@ -223,7 +224,6 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     if (_MULTI.search(older) and removed != "named" and not _REPLACE_CUE.search(part) and cue != "correction"
             and not (one_number_per_slot(value, o, n) and not is_addition(part))):
         return None, 0.0  # "Alice likes tea" / "Alice likes coffee": both can hold
-    tool = is_tool_record(newer)
     nouns = [w for w in subject if not number_like(w) and w not in NOT_VALUE]
     missing = {w for w in nouns if not present(w, n)}
     coverage = 1.0 - len(missing) / len(nouns) if nouns else 0.5

@@ -189,11 +189,12 @@ def _amount_changed(older: str, part: str, sim: float, cued: bool = False) -> bo
         return False
     changed = False
     for a_value, a_unit in old:
+        if (a_value, a_unit) in new:
+            continue  # restated ("two meals" in both): not what changed
         for b_value, b_unit in new:
             ha, hb = _hours(a_value, a_unit), _hours(b_value, b_unit)
             if (ha is not None and hb is not None and ha != hb) or (a_unit == b_unit and a_value != b_value):
-                restated = any(u == a_unit and v == a_value for v, u in new)  # "two meals" in both
-                changed = changed or not restated
+                changed = True
     if not changed:
         return False
     units = {u for _, u in old} | {u for _, u in new}
