@@ -42,8 +42,8 @@ from hindsight_core.lifecycle.update_statements import (is_atomic, is_episode_tu
 from hindsight_core.lifecycle.update_subjects import (about_someone_else, another_subject, flipped, negates_another,
                                                       other_instance, other_possessor, parallel, sibling_fact,
                                                       subject_replaced, subject_substituted, swapped)
-from hindsight_core.lifecycle.update_values import (near_removal, one_number_per_slot, qualifier_swapped, same_number_kind,
-                                                    same_shape, states_new_value, value_removed)
+from hindsight_core.lifecycle.update_values import (near_removal, one_number_per_slot, qualifier_swapped, replaced_in_kind,
+                                                    same_number_kind, same_shape, states_new_value, value_removed)
 from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, VALUE_FORMS, form_change
 
 # The rule families live in their own modules (keys, statements, subjects, values, roles, records);
@@ -69,6 +69,10 @@ _LOOSE_SLOTS = frozenset({"preference", "tool"})
 #: message states ("physio moves to Wednesdays" updates "appointments are on Mondays", not "my physio
 #: is called Rhiannon") is preferred by about one rule step.
 SLOT_MATCH_BONUS = 1.0
+#: ... and more surely the one whose numbered value it replaces by one of the same form ("runs on
+#: atlas-02" / "moved it over to hermes-07"; "30 km" / "42 km a week"), not a fact with a value of
+#: another form ("pinned to 10.2", "4 runs a week").
+VALUE_KIND_BONUS = 1.0
 
 
 def judge_update(older: str, newer: str, sim: float) -> str | None:
@@ -99,13 +103,15 @@ _PAIR_CACHE = 4096
 def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     """``(reason, strength)``: :func:`judge_update`'s reason and how strongly the rules hold it
     (rule weight plus the share of the earlier subject the later text repeats, plus ``sim``, plus
-    :data:`SLOT_MATCH_BONUS` when both state a value of one kind: a day for a day, a sum for a sum)."""
+    :data:`SLOT_MATCH_BONUS` when both state a value of one kind: a day for a day, a sum for a sum,
+    plus :data:`VALUE_KIND_BONUS` when a value of a definite form is replaced by another of that form)."""
     reason, coverage = _judge(older, newer, sim)
     if not reason:
         return None, 0.0
     stated = without_effective_time(assertive_part(newer, relations(older)))
     same_kind = bool(read(older).slots & read(stated).slots - _LOOSE_SLOTS)
-    return reason, _STRENGTH.get(reason, 0.0) + coverage + sim + (SLOT_MATCH_BONUS if same_kind else 0.0)
+    return reason, (_STRENGTH.get(reason, 0.0) + coverage + sim + (SLOT_MATCH_BONUS if same_kind else 0.0)
+                    + (VALUE_KIND_BONUS if replaced_in_kind(older, stated) else 0.0))
 
 
 #: A remark on what was just said, or a showing, with "it", "that" or "this" for its whole subject

@@ -19,8 +19,9 @@ import re
 from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_word
 from hindsight_core.lifecycle.update_cues import split_clauses
 from hindsight_core.lifecycle.update_keys import ID_SHAPE, MONTH, NOT_VALUE, is_id, number_like, present, raw_words, stranger
+from hindsight_core.lifecycle.value_forms import UNIT_NAMES, amounts
 
-__all__ = ["value_removed", "near_removal", "same_shape", "states_new_value", "one_number_per_slot",
+__all__ = ["value_removed", "near_removal", "same_shape", "replaced_in_kind", "states_new_value", "one_number_per_slot",
            "same_number_kind", "qualifier_swapped"]
 
 
@@ -113,6 +114,47 @@ def same_shape(value: tuple[str, ...], o: Reading, n: Reading) -> bool:
     old = {_shape(v) for v in value if v not in NOT_VALUE}
     new = {_shape(t) for t in n.tokens if not present(t, o) and t not in NOT_VALUE}
     return bool(old & new)
+
+
+#: Values of a definite form, read from the raw text: a sum of money, a time of day, a version, a
+#: share, a day of the month, a numbered id. A bare number ("Terminal 2", "9-17") has no such form.
+_TYPED = (
+    ("money", re.compile(r"[$\u20ac\u00a3\u00a5]\s?\d[\d,.]*\s?[km]?\b|\b\d[\d,.]*\s?(?:k|usd|eur|gbp|dollars|euros|quid)\b", re.I)),
+    ("time", re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)),
+    ("version", re.compile(r"(?<![\w.$\u20ac\u00a3\u00a5])v?\d+\.\d+(?:\.\d+)*(?:[-+.]?[a-z]+\d*)?(?!\w|\.\w|\s?%)", re.I)),
+    ("share", re.compile(r"\b\d+(?:\.\d+)?\s?%")),
+    ("ordinal", re.compile(r"\b\d{1,2}(?:st|nd|rd|th)\b", re.I)),
+    ("id", re.compile(r"\b[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*[-_]\d+[a-z0-9]*\b", re.I)),
+)
+_SPACE = re.compile(r"\s+")
+
+
+def _typed_values(text: str) -> set[tuple[str, str]]:
+    """``(form, value)`` for each value of a definite form in ``text``, and ``("amount:<unit>",
+    number)`` for each amount in a unit (:func:`~hindsight_core.lifecycle.value_forms.amounts`)."""
+    out: set[tuple[str, str]] = set()
+    for form, pattern in _TYPED:
+        out |= {(form, _SPACE.sub("", m.group(0)).lower().rstrip(".,")) for m in pattern.finditer(text)}
+    out |= {(f"amount:{unit}", f"{value:g}") for value, unit in amounts(text) if unit in UNIT_NAMES}
+    return out
+
+
+def replaced_in_kind(older: str, newer: str) -> bool:
+    """A value of a definite form in ``older`` is gone from ``newer``, which states a new one of the
+    same form: an id for an id ("atlas-02" / "hermes-07"), a version for a version, a sum for a
+    sum, a time for a time, an amount in the same unit ("30 km" / "42 km a week"). Of several facts
+    about one subject, the one whose value the message replaces in kind is the one it updates
+    ("Grafana is pinned to 10.2" / "Grafana runs on atlas-02", then "moved Grafana over to hermes-07").
+
+    Example:
+        >>> replaced_in_kind("Sam's weekly target is 30 km.", "the plan has me on 42 km a week now")
+        True
+        >>> replaced_in_kind("Sam does 4 runs a week.", "the plan has me on 42 km a week now")
+        False
+    """
+    old, new = _typed_values(older), _typed_values(newer)
+    gone = {form for form, _ in old - new}
+    return any(form in gone for form, _ in new - old)
 
 
 def states_new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:

@@ -53,7 +53,7 @@ from hindsight_core.lifecycle.slots import STOP, content, names, same_word, slot
 from hindsight_core.lifecycle.update_cues import split_clauses, update_cue
 from hindsight_core.lifecycle.update_keys import is_tool_record
 
-__all__ = ["form_change", "anchored_change", "amounts", "FORMS", "SUBJECT_CHECKED", "VALUE_FORMS"]
+__all__ = ["form_change", "anchored_change", "amounts", "UNIT_NAMES", "FORMS", "SUBJECT_CHECKED", "VALUE_FORMS"]
 
 #: The reason each form returns (also its name in a unit's ``superseded (...)`` flag).
 FORMS = ("the amount changed", "switched to another of its kind", "the relationship changed",
@@ -102,6 +102,12 @@ _UNIT_ALIASES = {"g": "gram", "gr": "gram", "grams": "gram", "kg": "kilogram", "
                  "km": "kilometre", "kms": "kilometre", "kilometres": "kilometre", "kilometers": "kilometre",
                  "mi": "mile", "lb": "pound", "lbs": "pound", "oz": "ounce", "m3": "cubic", "iu": "iu", "%": "percent",
                  "hrs": "hour", "mins": "minute"}
+#: The units :func:`amounts` knows by name (a word after a number need not be one: "Terminal 2 now").
+UNIT_NAMES = frozenset(_UNIT_ALIASES.values()) | frozenset(_TIME_UNITS) | {
+    "kid", "child", "person", "people", "guest", "seat", "room", "bed", "night", "run", "mile", "step", "page", "word",
+    "tablet", "pill", "dose", "cup", "glass", "shift", "session", "class", "lesson", "replica", "node", "worker",
+    "core", "instance", "user", "member", "employee", "visit", "set", "rep", "lap", "meal", "portion", "gb", "mb",
+    "tb", "gig"}
 #: Fractions written as one character ("3/4 cup" is read as three words and left alone).
 _FRACTIONS = {"\u00bc": 0.25, "\u00bd": 0.5, "\u00be": 0.75, "\u2153": 1 / 3, "\u2154": 2 / 3}
 #: A number with its unit written on ("55g", "1000mg", "42km", "10k", "8,000"): number, then unit.
