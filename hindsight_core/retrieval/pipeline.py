@@ -33,6 +33,7 @@ from hindsight_core.lifecycle.extract import extract_entities
 from hindsight_core.lifecycle.timeparse import parse_query_window
 from hindsight_core.retrieval import channels as ch
 from hindsight_core.retrieval import learned, present
+from hindsight_core.retrieval.answer_forms import answer_first
 from hindsight_core.retrieval.config import RecallConfig
 from hindsight_core.retrieval.fusion import rrf_fuse
 from hindsight_core.retrieval.mmr import mmr
@@ -202,6 +203,9 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
     earlier = present.rivals(fused, index, req.query, qvec if cfg.present_judge else None)
     if earlier and "superseded" not in req.statuses:  # the present is asked: the later one answers
         fused = present.inherit(fused, earlier)
+    if (successor_of or earlier) and "superseded" not in req.statuses:  # a fact here changed: its answer leads
+        fused = answer_first(fused, lambda uid: units[uid].text if uid in units else None, req.query,
+                             {*successor_of.values(), *earlier.values()})
     found = {uid for hits in ranked.values() for uid, _ in hits}
     ranked["neighbour"] = [(uid, s) for uid, s in fused if uid not in found]  # pulled in beside a hit
     lap("fuse2")
