@@ -129,19 +129,19 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(correction|sorry|i meant|meant to say|my (mistake|bad)|mistake|wrong|typo|oops|i had that wrong|"
         r"to clarify|actually|mis(heard|read|remembered|typed|spoke|understood))\b|^\W*((oh|ah|no),? )?wait(?=\s*[,:.!\u2014\u2013-]|\s+(i|no|sorry)\b)", _F)),
     ("change", re.compile(
-        r"\b(no longer|anymore|any more|instead|moved?|moving|switch\w*|chang\w+|migrat\w+|relocat\w+|replac\w+|"
+        r"\b(no longer|anymore|any more|instead|moved?|moving|switch\w*|chang\w+|migrat(?:e|es|ed|ing)|relocat\w+|replac\w+|"
         r"renam\w+|upgrad\w+|downgrad\w+|reassign\w*|handed|hand(ed)? over|took over|taken over|taking over|promot\w*|"
         r"promo|went (up|down)|up to|down to|cut|rais\w+|lower\w*|bump\w*|trimm\w*|increas\w+|decreas\w+|reduc\w+|"
         r"dropp\w+|pull\w*|kill\w*|quit|retir\w+|cancell?ed for good|reshuffl\w+|cutover|rolled out|"
         r"transferr?\w*|now|these days|from now on|going forward|new|finally|switched|reorg|update[ds]?|"
-        r"is live|went live|landed|rebook\w*|reschedul\w*|postpon\w*|push(ed)? (back|out)|extend\w*|"
+        r"is live|went live|landed|slipp(?:ed|ing)|slips|rebook\w*|reschedul\w*|postpon\w*|push(ed)? (back|out)|extend\w*|"
         r"tighten\w*|loosen\w*|shorten\w*|lengthen\w*|revis\w*|adjust\w*|swap\w*|officially|overrul\w*|"
         r"handing|upp?ed|stopped|stopping|back to|ditch\w*|gave up|giving up|dumped|traded|now on|"
         r"(?<!keep )(?<!keeps )push(ed|ing)|shift(ed|ing)|(brought|pulled) forward|re-?brand\w*)\b|→|->|=>", _F)),
     ("effective", re.compile(
         r"\b(as of|starting|starts|from (tomorrow|today|next|monday|tuesday|wednesday|thursday|friday|saturday|"
         r"sunday|the \d+|this (week|weekend|month|term|sprint|(mon|tues|wednes|thurs|fri|satur|sun)day))|"
-        r"effective|since)\b", _F)),
+        r"effective|since(?!\s+(?:19|20)\d\d\b))\b", _F)),
 )
 
 LOOK_ALIKES = tuple(name for name, _ in _CLAUSE_FORMS) + ("question", "denial", "other_person")

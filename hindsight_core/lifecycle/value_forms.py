@@ -188,7 +188,7 @@ def _amount_changed(older: str, part: str, sim: float, cued: bool = False) -> bo
     """A count or duration of one unit (or of time) changed, under an update cue (``cued``: one the
     caller read before taking the effective time off), with the key kept. Each unit is compared on its
     own: "55g a day" / "70g a day" changed the grams, not the day."""
-    if not cued and update_cue(part) is None:
+    if not cued and update_cue(part) is None and not _progress(older, part):
         return False
     old, new = amounts(older), amounts(part)
     if not old or not new:
@@ -210,6 +210,14 @@ def _amount_changed(older: str, part: str, sim: float, cued: bool = False) -> bo
 
 
 _CLOSE_SIM = 0.55  # as update_rules.CLOSE_SIM: a reworded statement of one fact
+#: How far along a piece of work is: a later share replaces the earlier one without a cue ("30%
+#: complete" / "~75% there").
+_PROGRESS = re.compile(r"\b\d+(?:\.\d+)?\s?%\s*(?:complete|completed|done|through|there|finished|migrated|in)\b|"
+                       r"\b(?:progress|complete|completed|done|through|finished)\b[^.]{0,20}?\d+(?:\.\d+)?\s?%", re.I)
+
+
+def _progress(older: str, part: str) -> bool:
+    return bool(_PROGRESS.search(older) or _PROGRESS.search(part)) and "%" in older and "%" in part
 _SWITCH = r"(?:switch\w*|chang\w*|swapp?\w*|rebook\w*|mov\w*|tri\w*|found|got|picked|have|has)"
 
 
