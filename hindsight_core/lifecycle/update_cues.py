@@ -130,7 +130,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"to clarify|actually|mis(heard|read|remembered|typed|spoke|understood))\b|^\W*((oh|ah|no),? )?wait(?=\s*[,:.!\u2014\u2013-]|\s+(i|no|sorry)\b)", _F)),
     ("change", re.compile(
         r"\b(no longer|anymore|any more|instead|moved?|moving|switch\w*|chang\w+|migrat(?:e|es|ed|ing)|relocat\w+|replac\w+|"
-        r"renam\w+|upgrad\w+|downgrad\w+|reassign\w*|handed|hand(ed)? over|took over|taken over|taking over|promot\w*|"
+        r"renam\w+|upgrad\w+|downgrad\w+|reassign\w*|handed|hand(ed)? over|took over|takes? over|taken over|taking over|promot\w*|"
         r"promo|went (up|down)|up to|down to|cut|rais\w+|lower\w*|bump\w*|trimm\w*|increas\w+|decreas\w+|reduc\w+|"
         r"dropp\w+|pull\w*|kill\w*|quit|retir\w+|cancell?ed for good|reshuffl\w+|cutover|rolled out|"
         r"transferr?\w*|now|these days|from now on|going forward|new|finally|switched|reorg|update[ds]?|"
