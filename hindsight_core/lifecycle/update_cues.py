@@ -212,6 +212,13 @@ def denies(text: str) -> bool:
     return bool(_DENIAL.search(text))
 
 
+#: A clause after a comma saying another attribute is kept ("we'll open at 8:30, closing time stays the
+#: same"): an aside, not the sentence's cancelled plan ("..., but it stays the same" is one).
+_KEPT_ASIDE = re.compile(r",\s+(?!(?:but|and|so|though|although|yet|it|that|this|everything|things|we|they|i|all)\b)"
+                         r"(?:the\s+|our\s+|my\s+)?[a-z][\w -]{0,30}?\s+(?:stays?|remains?) (?:as is|the same|unchanged)"
+                         r"[^,.;!]*(?=[.!]*\s*$)", _F)
+
+
 @functools.lru_cache(maxsize=4096)
 def assertive_part(text: str, about: frozenset[str] = frozenset()) -> str:
     """The clauses of ``text`` that state something about the present (look-alike clauses removed);
@@ -219,6 +226,7 @@ def assertive_part(text: str, about: frozenset[str] = frozenset()) -> str:
     sentences = [s for s in _SENT.split(text) if s and s.strip()]
     kept: list[str] = []
     for sent in sentences:
+        sent = _KEPT_ASIDE.sub("", sent)
         if _is_question(sent):
             sent = _tagged_statement(sent) or ""
             if not sent:
