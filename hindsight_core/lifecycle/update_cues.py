@@ -46,7 +46,7 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"keep (you|everyone) posted|(we|i) should (really )?(?!be\b)\w+|"
         # "thinking the supplies could go in the garage", "they were talking about pushing it",
         # "Plan for next sprint: ..." (not "we're looking at the 22nd", nor a receipt's "Plan: Premium")
-        r"thinking\b[^.;]{0,40}\b(could|should|might)|(were|was|are|been) talking (about|of)|"
+        r"thinking\b[^.;]{0,40}\b(could|should|might|i['’]ll|we['’]ll)|(were|was|are|been) talking (about|of)|"
         r"plan for (next|this|the coming) \w+|(i['’]ll|we['’]ll|they['’]ll|i will|we will) probably|"
         r"asked (if|whether))\b", _F)),
     ("temporary", re.compile(
@@ -117,7 +117,7 @@ _OTHER_PERSON = re.compile(
 #: Where a clause ends: punctuation, the end, or a joining "so" / "and" / "but".
 _CLAUSE_END = r"(?=\s*([.,!?;:)]|$|(so|and|but)\b))"
 _ADDITION = re.compile(r"\b(also|as well|too" + _CLAUSE_END + r"|another|second|additionally|"
-                       r"in addition|satellite|on top of)\b", _F)
+                       r"in addition|satellite|on top of|added\b[^.;]{1,40}\b(to|into) (the|our|my|his|her|their))\b", _F)
 _REPLACE = re.compile(r"\b(instead|no longer|anymore|any more|replac\w*|switch\w*|swapp?\w*|moved? (to|over|into)|"
                       r"(?<!nothing else )(?<!nothing )chang(ed|es|ing)|renam\w*|"  # not "nothing else changes"
                       r"rather than|not \w+ anymore|gone off|dropped|quit)\b", _F)
@@ -129,7 +129,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(correction|sorry|i meant|meant to say|my (mistake|bad)|mistake|wrong|typo|oops|i had that wrong|"
         r"to clarify|actually|mis(heard|read|remembered|typed|spoke|understood))\b|^\W*((oh|ah|no),? )?wait(?=\s*[,:.!\u2014\u2013-]|\s+(i|no|sorry)\b)", _F)),
     ("change", re.compile(
-        r"\b(no longer|anymore|any more|instead|moved?|moving|switch\w*|chang\w+|migrat(?:e|es|ed|ing)|relocat\w+|replac\w+|"
+        r"\b(no longer|anymore|any more|instead|moved?|moving|switch\w*|chang\w+|migrat(?:e|es|ed|ing|o)|relocat\w+|replac\w+|"
         r"renam\w+|upgrad\w+|downgrad\w+|reassign\w*|handed|hand(ed)? over|took over|takes? over|taken over|taking over|promot\w*|"
         r"promo|went (up|down)|up to|down to|cut|rais\w+|lower\w*|bump\w*|trimm\w*|increas\w+|decreas\w+|reduc\w+|"
         r"dropp\w+|pull\w*|kill\w*|quit|retir\w+|cancell?ed for good|reshuffl\w+|cutover|rolled out|"
