@@ -219,10 +219,17 @@ _KEPT_ASIDE = re.compile(r",\s+(?!(?:but|and|so|though|although|yet|it|that|this
                          r"[^,.;!]*(?=[.!]*\s*$)", _F)
 
 
+#: The usual value comes back: what the message changes, it changes for a while.
+_BACK_TO_NORMAL = re.compile(r"\bback to (?:the |his |her |their |my |our |its )?(?:normal|usual|regular)\b(?! (?:now|again)\b)"
+                             r"|\bas (?:normal|usual) (?:after|from|next)\b", _F)
+
+
 @functools.lru_cache(maxsize=4096)
 def assertive_part(text: str, about: frozenset[str] = frozenset()) -> str:
     """The clauses of ``text`` that state something about the present (look-alike clauses removed);
     ``about`` as for :func:`clause_look_alike`."""
+    if _BACK_TO_NORMAL.search(text):
+        return ""  # "no parkrun this weekend, ... back to normal after": the whole change is for a while
     sentences = [s for s in _SENT.split(text) if s and s.strip()]
     kept: list[str] = []
     for sent in sentences:

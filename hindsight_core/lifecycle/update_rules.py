@@ -119,6 +119,10 @@ def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, flo
 #: them"): with no name or number in it, there is no attribute to update ("This repo uses pnpm" has one).
 _REMARK = re.compile(r"^\W*(?:(?:yep|yeah|yes|yup|oh|well|so|and|honestly)\W+)?(?:it|that|this)(?:'s|’s| is| was| feels|"
                      r" seems| looks| sounds)\b|^\W*(?:here's|here’s|here is|here are|check out|look at)\b", re.I)
+#: A labelled line in the speaker's own voice ("Sam: I'm vegetarian", "Nadia: my flight ..."): the label
+#: is who speaks. A label before a note about someone ("Noted: Kofi wants ...") names no speaker.
+_VOICE = re.compile(r"^\W{0,3}((?-i:[A-Z])[\w'-]*)(?:\s*\([^)\n]{1,30}\))?\s*:\s+"
+                    r"(?:i|i'm|i’m|i've|i’ve|i'll|i’ll|i'd|i’d|my|we|we're|we’re|we've|we’ve|our)\b", re.I)
 #: The later text replaces the earlier value outright.
 _FROM_NOW_ON = re.compile(r"\b(from now on|going forward|instead|switch\w*|rather than)\b", re.I)
 
@@ -126,6 +130,9 @@ _FROM_NOW_ON = re.compile(r"\b(from now on|going forward|instead|switch\w*|rathe
 def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if is_episode_turn(older):
         return None, 0.0
+    voices = _VOICE.match(older), _VOICE.match(newer)
+    if voices[0] and voices[1] and voices[0].group(1).lower() != voices[1].group(1).lower():
+        return None, 0.0  # "Sam: I'm vegetarian" / "Nadia: I've gone back to eating meat": each speaker's own
     older, newer = said(older), said(newer)
     older = lead_fact(without_speaker_label(without_note_label(without_instructions(older))))
     older, newer = spelled_out(older, newer), spelled_out(newer, older)  # "PT" for "physical therapy"
