@@ -1,7 +1,7 @@
 """What form of answer a question asks for, and whether a text holds one.
 
 "Who heads the clinical lab?" asks for a person; "What's the status of MIG-212?" for a status;
-"When are my physio sessions?" for a time. When a fact in the candidate pool has changed, the
+"When are my physio sessions?" for a time, "How often ...?" for a frequency. When a fact in the candidate pool has changed, the
 current one inherits the stale one's score (:mod:`~hindsight_core.retrieval.present`), yet another
 fact of the same subject may still sit above it because MiniLM puts it nearer the question ("The
 clinical lab is on floor 2" scores 0.67 against that question, "Dr. Solvang is our new head of the
@@ -34,7 +34,8 @@ _ASKS = (
     ("status", re.compile(r"\b(?:status|state|progress)\b|\bwhere (?:are|is|do) (?:we|things|it) (?:with|stand|at)\b|"
                           r"\bhow far along\b", re.I)),
     ("role", re.compile(r"\b(?:role|job title|title|position)\b", re.I)),
-    ("time", re.compile(r"^\W*when\b|\bwhat (?:time|day|date)\b|\bwhich (?:day|date)\b|\bhow often\b", re.I)),
+    ("frequency", re.compile(r"\bhow often\b|\bhow many times\b", re.I)),
+    ("time", re.compile(r"^\W*when\b|\bwhat (?:time|day|date)\b|\bwhich (?:day|date)\b", re.I)),
 )
 #: A person's name: after a title; a capitalised word inside a sentence (not "Building C", "Room 4");
 #: or one opening a sentence as its subject ("Tomasz is stepping up", "Bev's retiring").
@@ -54,12 +55,15 @@ _ROLE = re.compile(r"\b(?:director|manager|head|lead|chief|officer|engineer|desi
                    r"intern|consultant|specialist|administrator|admin|partner|associate|nurse|chef|owner)\b", re.I)
 _TIME = re.compile(r"\b(?:\d{1,2}(?::\d{2})?\s?(?:am|pm)|\d{1,2}:\d{2}|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
                    r"(?:jan|febr)uary|march|april|may|june|july|august|september|october|november|december|"
-                   r"\d{1,2}(?:st|nd|rd|th)|mornings?|afternoons?|evenings?|noon|midday|midnight|weekly|daily|"
-                   r"fortnightly|monthly|tomorrow|tonight|weekends?)\b", re.I)
+                   r"\d{1,2}(?:st|nd|rd|th)|mornings?|afternoons?|evenings?|noon|midday|midnight|"
+                   r"tomorrow|tonight|weekends?)\b", re.I)
+_FREQUENCY = re.compile(r"\b(?:daily|weekly|fortnightly|monthly|yearly|annually|every\b|each (?:day|week|month)|"
+                        r"(?:once|twice|\w+ times) (?:a|an|per|each)\b|\d+x\b|\w+ a (?:day|week|month))", re.I)
 
 
 def asked_form(query: str) -> str | None:
-    """``"person"``, ``"status"``, ``"role"`` or ``"time"``: the form of answer ``query`` asks for, if it says."""
+    """``"person"``, ``"status"``, ``"role"``, ``"frequency"`` or ``"time"``: the form of answer ``query``
+    asks for, if it says."""
     return next((form for form, asks in _ASKS if asks.search(query)), None)
 
 
@@ -76,7 +80,7 @@ def holds_answer(text: str, form: str, query: str) -> bool:
     """``text`` states a value of ``form`` that ``query`` does not name itself."""
     if form == "person":
         return bool(_names(text) - _names(query) - {w.lower() for w in re.findall(r"[A-Z][\w'-]+", query)})
-    pattern = {"status": _STATUS, "role": _ROLE, "time": _TIME}[form]
+    pattern = {"status": _STATUS, "role": _ROLE, "time": _TIME, "frequency": _FREQUENCY}[form]
     asked = {m.group(0).lower() for m in pattern.finditer(query)}
     return any(m.group(0).lower() not in asked for m in pattern.finditer(text))
 

@@ -354,3 +354,15 @@ def test_a_look_alike_keeps_the_earlier_fact_in_recall(engine):
     now = bank.recall("How do I drink my tea?", k=5, as_of=T0 + timedelta(days=90))
     assert old.unit_id in now.ids and bank.get(old.unit_id).status is MemoryStatus.ACTIVE
     assert not now.trace["earlier"]
+
+
+def test_the_current_fact_with_an_answer_of_the_asked_form_leads(engine):
+    """A status question: the ticket's other fact sits nearer the question in MiniLM, but the fact
+    that took over from the stale status holds a status and answers."""
+    bank = engine.bank("tickets")
+    stale = bank.capture("DEV-418 is blocked on the vendor API.", mentioned_at=T0)
+    other = bank.capture("DEV-418 is assigned to Marco.", mentioned_at=T0 + timedelta(days=1))
+    new = bank.capture("[Jira] DEV-418 moved Blocked → Done by Marco at 16:02", mentioned_at=T0 + timedelta(days=30))
+    assert new.supersedes == (stale.unit_id,)
+    now = bank.recall("What's the status of DEV-418?", k=3, as_of=T0 + timedelta(days=40))
+    assert now.ids[:2] == [new.unit_id, other.unit_id] and stale.unit_id not in now.ids

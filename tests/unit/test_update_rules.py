@@ -1044,3 +1044,66 @@ def test_a_word_of_the_earlier_subject_before_the_head_is_no_other_subject():
                         0.6) is not None
     # a word of the earlier *value* before the head is another subject ("Farah's manager")
     assert judge_update("Bruno's manager is Farah.", "Farah's manager is now Yusuf.", 0.7) is None
+
+
+def test_the_fact_whose_value_is_replaced_in_kind_wins_the_message():
+    """Of two facts about one subject, a message updates the one whose id, version, sum or unit amount
+    it replaces by one of the same form."""
+    pairs = [
+        ("The billing team's Grafana runs on vega-03.",
+         "The billing team's Grafana is pinned to version 9.4, ask Rui before upgrading.",
+         "fyi we moved the billing Grafana over to orion-11 today, the old box gets wiped Friday"),
+        ("Lena: weekly rowing target is 40 km for now.",
+         "Lena: following the club plan, 4 sessions a week, one of them intervals.",
+         "Lena: block 3 unlocked, the plan has me on 55 km a week now."),
+        ("Rent on the Harbour Road flat is $1,400 a month.",
+         "Rent for Harbour Road is paid on the 1st by standing order.",
+         "the renewal went through, so rent on Harbour Road is $1,520 now."),
+    ]
+    for updated, other, message in pairs:
+        assert update_strength(updated, message, 0.5)[1] > update_strength(other, message, 0.5)[1] > 0
+
+
+@pytest.mark.parametrize("text, cue", [
+    ("The Q2 migration project is due to wrap up in June.", None),  # "migration" names the subject
+    ("We migrated the wiki to Confluence last night.", "change"),
+    ("She has been on the parish council since 2019.", None),  # a duration, not a start
+    ("The launch slipped to the 14th.", "change"),
+])
+def test_cue_words_read_as_verbs(text, cue):
+    assert update_cue(text) == cue
+
+
+def test_a_progress_share_replaces_the_earlier_one_without_a_cue():
+    assert judge_update("The archive digitisation is 40% complete.", "archive digitisation about 85% done, phew", 0.7)
+
+
+def test_a_value_that_becomes_the_subject_is_not_named_as_changed():
+    """"Mr Haddad is away on Fridays" says nothing about the keys he holds."""
+    assert judge_update("Gran's spare house key is with Mr Haddad at number 9.", "Mr Haddad is away on Fridays - bowls.",
+                        0.5) is None
+    assert judge_update("At the cafe, Ines is my head barista.", "The cafe is closed on Tuesdays.", 0.5) is None
+
+
+def test_another_attribute_kept_in_an_aside_leaves_the_change():
+    text = "From next month the pool opens at 6:30, closing time stays the same."
+    assert look_alike(text) is None and "6:30" in assertive_part(text)
+    assert look_alike("We almost moved it to Friday, but it stays the same.") == "cancelled_plan"
+
+
+@pytest.mark.parametrize("text, form", [
+    ("thinking I'll start cutting the hedge myself once I've got the trimmer", "plan"),
+    ("Ines: no choir practice this week, we're singing at the Sunday service instead because of the bishop's visit. "
+     "back to normal after", "temporary"),
+])
+def test_more_look_alike_forms(text, form):
+    assert look_alike(text) == form
+
+
+def test_two_labelled_speakers_keep_their_own_facts():
+    assert judge_update("Ravi: I'm vegan, no cheese on mine please.",
+                        "Lena: I've gone back to eating cheese, Ravi's the last holdout now. put me down for the pizza",
+                        0.6) is None
+    # a label before a note about someone is no speaker
+    assert judge_update("Noted: Ravi wants the minutes emailed as a PDF.",
+                        "Ravi: I want the minutes as a Google Doc from now on, not a PDF.", 0.6)
