@@ -30,6 +30,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from hindsight_core.lifecycle.extract import extract_entities
+from hindsight_core.lifecycle.rival_model import asks_about_now
 from hindsight_core.lifecycle.timeparse import parse_query_window
 from hindsight_core.retrieval import channels as ch
 from hindsight_core.retrieval import learned, present
@@ -203,7 +204,8 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
     earlier = present.rivals(fused, index, req.query, qvec if cfg.present_judge else None)
     if earlier and "superseded" not in req.statuses:  # the present is asked: the later one answers
         fused = present.inherit(fused, earlier)
-    if (successor_of or earlier) and "superseded" not in req.statuses:  # a fact here changed: its answer leads
+    # a fact here changed and the present is asked ("When did ...?" is not): the facts with its answer lead
+    if (successor_of or earlier) and "superseded" not in req.statuses and asks_about_now(req.query):
         fused = answer_first(fused, lambda uid: units[uid].text if uid in units else None, req.query,
                              {*successor_of.values(), *earlier.values()})
     found = {uid for hits in ranked.values() for uid, _ in hits}
