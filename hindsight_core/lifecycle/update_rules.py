@@ -255,11 +255,11 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     o_named_value = any(present(v, o) and v in o.names for v in value)
     # the earlier statement holds a name or a number: two guards below ask it of chat-like pairs
     concrete = bool(o.values or o.names)
-    # without an update cue, a common word near a removal is an idiom as often as a change ("I hate
-    # not being on the court" / "both on and off the court"); a name or a number is not
     # with no cue and no word of the earlier subject, the earlier value is the later text's subject:
     # "Mrs Okafor is out on Wednesdays" says nothing of the keys she holds
     about_value = not cue and bool(nouns) and not head_ok and len(missing) == len(nouns) and not is_foreign(part)
+    # without an update cue, a common word near a removal is an idiom as often as a change ("I hate
+    # not being on the court" / "both on and off the court"); a name or a number is not
     if (removed == "named" and (head_ok or sim >= RELATED_MIN_SIM) and (new_value or cue) and (cue or concrete)
             and not about_value):
         return "earlier value named as changed", coverage
