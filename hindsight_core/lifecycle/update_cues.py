@@ -117,7 +117,8 @@ _OTHER_PERSON = re.compile(
 #: Where a clause ends: punctuation, the end, or a joining "so" / "and" / "but".
 _CLAUSE_END = r"(?=\s*([.,!?;:)]|$|(so|and|but)\b))"
 _ADDITION = re.compile(r"\b(also|as well|too" + _CLAUSE_END + r"|another|second|additionally|"
-                       r"in addition|satellite|on top of|added\b[^.;]{1,40}\b(to|into) (the|our|my|his|her|their))\b", _F)
+                       r"in addition|satellite|on top of|"
+                       r"added\b[^.;]{1,40}\b(to|into) (the|our|my|his|her|their))\b", _F)  # "added two tetras to the tank"
 _REPLACE = re.compile(r"\b(instead|no longer|anymore|any more|replac\w*|switch\w*|swapp?\w*|moved? (to|over|into)|"
                       r"(?<!nothing else )(?<!nothing )chang(ed|es|ing)|renam\w*|"  # not "nothing else changes"
                       r"rather than|not \w+ anymore|gone off|dropped|quit)\b", _F)
@@ -220,8 +221,8 @@ _KEPT_ASIDE = re.compile(r",\s+(?!(?:but|and|so|though|although|yet|it|that|this
 
 
 #: The usual value comes back: what the message changes, it changes for a while.
-_BACK_TO_NORMAL = re.compile(r"\bback to (?:the |his |her |their |my |our |its )?(?:normal|usual|regular)\b(?! (?:now|again)\b)"
-                             r"|\bas (?:normal|usual) (?:after|from|next)\b", _F)
+_BACK_TO_NORMAL = re.compile(r"\bback to (?:the |his |her |their |my |our |its )?(?:normal|usual|regular)\b"
+                             r"(?! (?:now|again)\b)|\bas (?:normal|usual) (?:after|from|next)\b", _F)
 
 
 @functools.lru_cache(maxsize=4096)

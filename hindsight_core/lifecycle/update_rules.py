@@ -42,8 +42,9 @@ from hindsight_core.lifecycle.update_statements import (is_atomic, is_episode_tu
 from hindsight_core.lifecycle.update_subjects import (about_someone_else, another_subject, flipped, negates_another,
                                                       other_instance, other_possessor, parallel, sibling_fact,
                                                       subject_replaced, subject_substituted, swapped)
-from hindsight_core.lifecycle.update_values import (near_removal, one_number_per_slot, qualifier_swapped, replaced_in_kind,
-                                                    same_number_kind, same_shape, states_new_value, value_removed)
+from hindsight_core.lifecycle.update_values import (near_removal, one_number_per_slot, qualifier_swapped,
+                                                    replaced_in_kind, same_number_kind, same_shape, states_new_value,
+                                                    value_removed)
 from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, VALUE_FORMS, form_change
 
 # The rule families live in their own modules (keys, statements, subjects, values, roles, records);
@@ -69,7 +70,7 @@ _LOOSE_SLOTS = frozenset({"preference", "tool"})
 #: message states ("physio moves to Wednesdays" updates "appointments are on Mondays", not "my physio
 #: is called Rhiannon") is preferred by about one rule step.
 SLOT_MATCH_BONUS = 1.0
-#: ... and more surely the one whose numbered value it replaces by one of the same form ("runs on
+#: ... and more surely the one whose value of a definite form it replaces by one of that form ("runs on
 #: atlas-02" / "moved it over to hermes-07"; "30 km" / "42 km a week"), not a fact with a value of
 #: another form ("pinned to 10.2", "4 runs a week").
 VALUE_KIND_BONUS = 1.0

@@ -119,9 +119,11 @@ def same_shape(value: tuple[str, ...], o: Reading, n: Reading) -> bool:
 #: Values of a definite form, read from the raw text: a sum of money, a time of day, a version, a
 #: share, a day of the month, a numbered id. A bare number ("Terminal 2", "9-17") has no such form.
 _TYPED = (
-    ("money", re.compile(r"[$\u20ac\u00a3\u00a5]\s?\d[\d,.]*\s?[km]?\b|\b\d[\d,.]*\s?(?:k|usd|eur|gbp|dollars|euros|quid)\b", re.I)),
+    ("money", re.compile(r"[$\u20ac\u00a3\u00a5]\s?\d[\d,.]*\s?[km]?\b|"
+                         r"\b\d[\d,.]*\s?(?:k|usd|eur|gbp|dollars|euros|quid)\b", re.I)),
     ("time", re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)),
-    ("version", re.compile(r"(?<![\w.$\u20ac\u00a3\u00a5])v?\d+\.\d+(?:\.\d+)*(?:[-+.]?[a-z]+\d*)?(?!\w|\.\w|\s?%)", re.I)),
+    ("version", re.compile(r"(?<![\w.$\u20ac\u00a3\u00a5])v?\d+\.\d+(?:\.\d+)*(?:[-+.]?[a-z]+\d*)?"
+                           r"(?!\w|\.\w|\s?%)", re.I)),  # not a sum ("$12.50") nor a share ("99.95%")
     ("share", re.compile(r"\b\d+(?:\.\d+)?\s?%")),
     ("ordinal", re.compile(r"\b\d{1,2}(?:st|nd|rd|th)\b", re.I)),
     ("id", re.compile(r"\b[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*[-_]\d+[a-z0-9]*\b", re.I)),

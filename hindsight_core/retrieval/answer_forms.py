@@ -1,13 +1,14 @@
 """What form of answer a question asks for, and whether a text holds one.
 
 "Who heads the clinical lab?" asks for a person; "What's the status of MIG-212?" for a status;
-"When are my physio sessions?" for a time, "How often ...?" for a frequency. When a fact in the candidate pool has changed, the
-current one inherits the stale one's score (:mod:`~hindsight_core.retrieval.present`), yet another
-fact of the same subject may still sit above it because MiniLM puts it nearer the question ("The
-clinical lab is on floor 2" scores 0.67 against that question, "Dr. Solvang is our new head of the
-clinical lab" 0.56). :func:`answer_first` lets the facts that hold an answer of the asked form lead
-the head of the ranking. Pure functions; only the form of the value counts, and a value the
-question names itself ("Who grooms *Biscuit*?") is no answer.
+"When are my physio sessions?" for a time, "How often ...?" for a frequency. When a fact in the
+candidate pool has changed, the current one inherits the stale one's score
+(:mod:`~hindsight_core.retrieval.present`), yet another fact of the same subject may still sit above
+it because MiniLM puts it nearer the question ("The clinical lab is on floor 2" scores 0.67 against
+that question, "Dr. Solvang is our new head of the clinical lab" 0.56). :func:`answer_first` lets
+the facts that hold an answer of the asked form lead the head of the ranking. Pure functions; only
+the form of the value counts, and a value the question names itself ("Who grooms *Biscuit*?") is
+no answer.
 
 Example:
     >>> asked_form("Who is head of the clinical lab?")
