@@ -377,7 +377,20 @@ def about_someone_else(older: str, part: str) -> bool:
     reporter = _REPORTS.search(first)
     if reporter is not None and reporter.group(1).lower() not in older_low:
         return True
+    opener = _OTHER_OPENING.match(first)  # "jordan's gone off honey", "turns out tobias is allergic to ..."
+    if opener is not None and opener.group(1).lower() not in older_low and opener.group(1).lower() not in _NOT_SOMEONE:
+        return True
     return bool(_THIRD_PERSON.search(first)) and not any(n.lower() in part_low for n in _INNER_NAME.findall(older))
+
+
+#: A clause opening with someone as its subject, a name typed in lower case too ("jordan's gone off
+#: honey", "turns out tobias is allergic to amoxicillin", "sis's physio has her doing ...").
+_OTHER_OPENING = re.compile(r"^\W*(?:(?:turns out|apparently|fyi|btw|oh|so|update)[,:]?\s+)?([a-z]+)"
+                            r"(?:'s|’s|\s+(?:is|has|was|wants|needs|says|said|prefers|likes|takes))\b", re.I)
+#: Openings that name no one: pronouns, determiners, words of time and place.
+_NOT_SOMEONE = frozenset("""it this that there here what which who everything nothing something everyone someone
+nobody anyone the a an he she they you we i today tomorrow tonight now then everybody somebody one each all both
+either neither another other""".split())
 
 
 #: People someone has: "my brother's *best friend*" is another person than my brother.

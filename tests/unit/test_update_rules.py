@@ -1107,3 +1107,16 @@ def test_two_labelled_speakers_keep_their_own_facts():
     # a label before a note about someone is no speaker
     assert judge_update("Noted: Ravi wants the minutes emailed as a PDF.",
                         "Ravi: I want the minutes as a Google Doc from now on, not a PDF.", 0.6)
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("I drink my coffee with oat milk, one sugar.", "marco's gone off oat milk apparently - he wants it black when he visits now"),
+    ("Allergy: I'm allergic to ibuprofen (noted by Dr. Reyes).",
+     "turns out tomas is allergic to aspirin, that's what the rash was. pharmacist put it on his record"),
+])
+def test_someone_else_opening_the_later_text_in_lower_case(older, newer):
+    assert judge_update(older, newer, 0.6) is None
+
+
+def test_the_speakers_own_thing_opening_the_later_text_still_updates():
+    assert judge_update("My dentist appointment is on the 12th.", "dentist's moved my appointment to the 19th", 0.6)
