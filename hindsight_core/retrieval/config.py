@@ -62,6 +62,10 @@ class RecallConfig(BaseModel):
     present_judge: bool = Field(True, description="Let the learned judge (lifecycle/rival_model.py) decide, where the "
                                 "rules cannot, whether a later active statement answers a question about the present "
                                 "in place of an earlier one it disagrees with. Fitted with the bundled MiniLM embedder.")
+    answer_forms: bool = Field(True, description="When a fact among the candidates changed and the question asks about "
+                               "the present, let the facts that hold an answer of the asked form (a person for 'who', "
+                               "a status, a role, a time, a frequency) lead the ten best hits "
+                               "(retrieval/answer_forms.py).")
     ranker: Literal["learned", "weighted"] = Field(
         "learned", description="How the final pool is ordered: 'learned' rescores the head of the weighted ranking with "
         "boosted trees fitted on LoCoMo dev (retrieval/learned.py); 'weighted' keeps the weighted sum of features. "

@@ -205,7 +205,8 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
     if earlier and "superseded" not in req.statuses:  # the present is asked: the later one answers
         fused = present.inherit(fused, earlier)
     # a fact here changed and the present is asked ("When did ...?" is not): the facts with its answer lead
-    if (successor_of or earlier) and "superseded" not in req.statuses and asks_about_now(req.query):
+    if (cfg.answer_forms and (successor_of or earlier) and "superseded" not in req.statuses
+            and asks_about_now(req.query)):
         fused = answer_first(fused, lambda uid: units[uid].text if uid in units else None, req.query,
                              {*successor_of.values(), *earlier.values()})
     found = {uid for hits in ranked.values() for uid, _ in hits}

@@ -366,3 +366,6 @@ def test_the_current_fact_with_an_answer_of_the_asked_form_leads(engine):
     assert new.supersedes == (stale.unit_id,)
     now = bank.recall("What's the status of DEV-418?", k=3, as_of=T0 + timedelta(days=40))
     assert now.ids[:2] == [new.unit_id, other.unit_id] and stale.unit_id not in now.ids
+    plain = engine.bank("tickets", recall={"answer_forms": False})  # the same bank, the order switched off
+    before = plain.recall("What's the status of DEV-418?", k=3, as_of=T0 + timedelta(days=40))
+    assert before.ids[:2] == [other.unit_id, new.unit_id] and stale.unit_id not in before.ids
