@@ -179,7 +179,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         return None, 0.0
     o, n = read(older), read(part)
     if (other_subject_id(older, o, n) or sibling_id(older, part) or other_instance(older, part)
-            or other_possessor(older, part) or about_someone_else(older, part)):
+            or other_possessor(older, part) or about_someone_else(older, part, newer)):
         return None, 0.0  # one template, two subjects; or the speaker's fact, then another person's
     role = role_change(older, part, o)
     if role is not None and not subject_replaced(older, part):

@@ -348,12 +348,14 @@ _INNER_NAME = re.compile(r"(?<!^)(?<![.!?:]\s)\b([A-Z][a-z]+)")
 _NAMED_OWNER_OPENING = re.compile(r"^\W*(?-i:([A-Z][a-z]+))(?:'s|’s)\s+(?!(?:been|got|gone|had)\b)\w+", re.I)
 
 
-def about_someone_else(older: str, part: str) -> bool:
+def about_someone_else(older: str, part: str, message: str = "") -> bool:
     """The earlier statement is the speaker's own ("I prefer morning meetings", "My step goal is
     10,000") and ``part`` (the stated part of the later text) is another person's affair in the
     speaker's words: "Chris told me he prefers afternoons", "farrukh keeps insisting 19 is ...",
     "my brother's resting HR is 72, he's ...". It must not speak of the speaker's own thing
     ("I", "my"; "we" only outside its first clause) nor name a person the earlier statement names.
+    ``message``: the whole later text when ``part`` is one sentence of it (a "he" or "she" there
+    tells a person opening ``part`` from a thing).
 
     Example:
         >>> about_someone_else("I prefer morning meetings.", "Chris told me he prefers afternoon meetings now.")
@@ -377,14 +379,15 @@ def about_someone_else(older: str, part: str) -> bool:
     reporter = _REPORTS.search(first)
     if reporter is not None and reporter.group(1).lower() not in older_low:
         return True
-    opener = _OTHER_OPENING.match(first)  # "jordan's gone off honey", "turns out tobias is allergic to ..."
-    if opener is not None and opener.group(1).lower() not in older_low and opener.group(1).lower() not in _NOT_SOMEONE:
+    opener = _OTHER_OPENING.match(first)  # "jordan's gone off honey - he wants ...", "turns out tobias is ... his"
+    if (opener is not None and opener.group(1).lower() not in older_low and opener.group(1).lower() not in _NOT_SOMEONE
+            and _THIRD_PERSON.search(message or part)):  # a person ("clinic's moved it to 4pm" is the speaker's)
         return True
     return bool(_THIRD_PERSON.search(first)) and not any(n.lower() in part_low for n in _INNER_NAME.findall(older))
 
 
 #: A clause opening with someone as its subject, a name typed in lower case too ("jordan's gone off
-#: honey", "turns out tobias is allergic to amoxicillin", "sis's physio has her doing ...").
+#: honey", "turns out tobias is allergic to amoxicillin"), when "he" or "she" follows.
 _OTHER_OPENING = re.compile(r"^\W*(?:(?:turns out|apparently|fyi|btw|oh|so|update)[,:]?\s+)?([a-z]+)"
                             r"(?:'s|’s|\s+(?:is|has|was|wants|needs|says|said|prefers|likes|takes))\b", re.I)
 #: Openings that name no one: pronouns, determiners, words of time and place.

@@ -7,8 +7,8 @@ import pytest
 from hindsight_core.lifecycle.slots import read, same_word, slots
 from hindsight_core.lifecycle.update_statements import lead_fact
 from hindsight_core.lifecycle.update_cues import assertive_part, look_alike, update_cue, without_effective_time
-from hindsight_core.lifecycle.update_rules import (judge_update, key_and_value, other_instance, other_possessor,
-                                                   sibling_fact, update_strength)
+from hindsight_core.lifecycle.update_rules import (about_someone_else, judge_update, key_and_value, other_instance,
+                                                   other_possessor, sibling_fact, update_strength)
 from hindsight_core.retrieval.present import inherit
 
 
@@ -1120,3 +1120,4 @@ def test_someone_else_opening_the_later_text_in_lower_case(older, newer):
 
 def test_the_speakers_own_thing_opening_the_later_text_still_updates():
     assert judge_update("My dentist appointment is on the 12th.", "dentist's moved my appointment to the 19th", 0.6)
+    assert not about_someone_else("My dentist appointment is at 3pm on Friday.", "clinic's moved it to 4pm, same day")
