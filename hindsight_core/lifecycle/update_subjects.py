@@ -348,6 +348,16 @@ _INNER_NAME = re.compile(r"(?<!^)(?<![.!?:]\s)\b([A-Z][a-z]+)")
 _NAMED_OWNER_OPENING = re.compile(r"^\W*(?-i:([A-Z][a-z]+))(?:'s|’s)\s+(?!(?:been|got|gone|had)\b)\w+", re.I)
 
 
+#: A clause opening with someone as its subject, a name typed in lower case too ("jordan's gone off
+#: honey", "turns out tobias is allergic to amoxicillin"), when "he" or "she" follows.
+_OTHER_OPENING = re.compile(r"^\W*(?:(?:turns out|apparently|fyi|btw|oh|so|update)[,:]?\s+)?([a-z]+)"
+                            r"(?:'s|’s|\s+(?:is|has|was|wants|needs|says|said|prefers|likes|takes))\b", re.I)
+#: Openings that name no one: pronouns, determiners, words of time and place.
+_NOT_SOMEONE = frozenset("""it this that there here what which who everything nothing something everyone someone
+nobody anyone the a an he she they you we i today tomorrow tonight now then everybody somebody one each all both
+either neither another other""".split())
+
+
 def about_someone_else(older: str, part: str, message: str = "") -> bool:
     """The earlier statement is the speaker's own ("I prefer morning meetings", "My step goal is
     10,000") and ``part`` (the stated part of the later text) is another person's affair in the
@@ -384,16 +394,6 @@ def about_someone_else(older: str, part: str, message: str = "") -> bool:
             and _THIRD_PERSON.search(message or part)):  # a person ("clinic's moved it to 4pm" is the speaker's)
         return True
     return bool(_THIRD_PERSON.search(first)) and not any(n.lower() in part_low for n in _INNER_NAME.findall(older))
-
-
-#: A clause opening with someone as its subject, a name typed in lower case too ("jordan's gone off
-#: honey", "turns out tobias is allergic to amoxicillin"), when "he" or "she" follows.
-_OTHER_OPENING = re.compile(r"^\W*(?:(?:turns out|apparently|fyi|btw|oh|so|update)[,:]?\s+)?([a-z]+)"
-                            r"(?:'s|’s|\s+(?:is|has|was|wants|needs|says|said|prefers|likes|takes))\b", re.I)
-#: Openings that name no one: pronouns, determiners, words of time and place.
-_NOT_SOMEONE = frozenset("""it this that there here what which who everything nothing something everyone someone
-nobody anyone the a an he she they you we i today tomorrow tonight now then everybody somebody one each all both
-either neither another other""".split())
 
 
 #: People someone has: "my brother's *best friend*" is another person than my brother.

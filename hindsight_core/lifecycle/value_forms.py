@@ -104,7 +104,7 @@ _UNIT_ALIASES = {"g": "gram", "gr": "gram", "grams": "gram", "kg": "kilogram", "
                  "hrs": "hour", "mins": "minute"}
 #: The units :func:`amounts` knows by name (a word after a number need not be one: "Terminal 2 now").
 UNIT_NAMES = frozenset(_UNIT_ALIASES.values()) | frozenset(_TIME_UNITS) | {
-    "kid", "child", "person", "people", "guest", "seat", "room", "bed", "night", "run", "mile", "step", "page", "word",
+    "kid", "child", "person", "people", "guest", "seat", "room", "bed", "run", "step", "page", "word",
     "tablet", "pill", "dose", "cup", "glass", "shift", "session", "class", "lesson", "replica", "node", "worker",
     "core", "instance", "user", "member", "employee", "visit", "set", "rep", "lap", "meal", "portion", "gb", "mb",
     "tb", "gig"}
@@ -218,6 +218,8 @@ _PROGRESS = re.compile(r"\b\d+(?:\.\d+)?\s?%\s*(?:complete|completed|done|throug
 
 def _progress(older: str, part: str) -> bool:
     return bool(_PROGRESS.search(older) or _PROGRESS.search(part)) and "%" in older and "%" in part
+
+
 _SWITCH = r"(?:switch\w*|chang\w*|swapp?\w*|rebook\w*|mov\w*|tri\w*|found|got|picked|have|has)"
 
 

@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Callable, Collection, Sequence
 
@@ -77,13 +78,26 @@ def _names(text: str) -> set[str]:
     return {m.group(0).lower() for m in found} - _NOT_NAMES
 
 
+_VALUES = {"status": _STATUS, "role": _ROLE, "time": _TIME, "frequency": _FREQUENCY}
+
+
+def _values(text: str, form: str) -> frozenset[str]:
+    if form == "person":
+        return frozenset(_names(text))
+    return frozenset(m.group(0).lower() for m in _VALUES[form].finditer(text))
+
+
+@functools.lru_cache(maxsize=1024)  # asked once per question, answered for each of the head's texts
+def _named_by(query: str, form: str) -> frozenset[str]:
+    """The values of ``form`` the question names itself (for a person, any capitalised word of it)."""
+    if form == "person":
+        return _values(query, form) | {w.lower() for w in re.findall(r"[A-Z][\w'-]+", query)}
+    return _values(query, form)
+
+
 def holds_answer(text: str, form: str, query: str) -> bool:
     """``text`` states a value of ``form`` that ``query`` does not name itself."""
-    if form == "person":
-        return bool(_names(text) - _names(query) - {w.lower() for w in re.findall(r"[A-Z][\w'-]+", query)})
-    pattern = {"status": _STATUS, "role": _ROLE, "time": _TIME, "frequency": _FREQUENCY}[form]
-    asked = {m.group(0).lower() for m in pattern.finditer(query)}
-    return any(m.group(0).lower() not in asked for m in pattern.finditer(text))
+    return bool(_values(text, form) - _named_by(query, form))
 
 
 def answer_first(fused: list[tuple[str, float]], text_of: Callable[[str], str | None], query: str,
