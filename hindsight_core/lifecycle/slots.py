@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
-__all__ = ["Reading", "read", "content", "values", "slots", "names", "same_word", "STOP"]
+__all__ = ["Reading", "read", "content", "values", "slots", "names", "hyphenated_word", "same_word", "STOP"]
 
 STOP = frozenset("""a an the is are was were be been being am has have had do does did will would shall should can
 could may might must of for to in on at by with and or but that this these those it its as from into onto over via than
@@ -149,6 +149,16 @@ def names(text: str) -> frozenset[str]:
                 out.add(w)
     out.update(_ID.findall(text.lower()))
     return frozenset(out)
+
+
+_HYPHENATED = re.compile(r"[a-z]+(?:-[a-z]+)+")
+
+
+def hyphenated_word(name: str) -> bool:
+    """A name of :func:`names` that is a hyphenated word with no digit ("no-shows", "4-year-old" gives
+    "year-old", "off-peak"): :func:`names` reads it as an id, yet it names no thing, person or place.
+    An id with a digit ("db-orders-3") is none."""
+    return _HYPHENATED.fullmatch(name) is not None
 
 
 #: Slots read off the value's type (and the port's own words), before the attribute-word patterns.

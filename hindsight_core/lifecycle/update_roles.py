@@ -258,7 +258,8 @@ def moved_elsewhere(older: str, part: str, o: Reading, n: Reading) -> bool:
         return False
     subject = [w for w in content(older[:m.start()]) if w not in o.names and not number_like(w)]
     distinct = [w for w in subject if w not in _GENERIC_DUTY]
-    if (distinct or subject) and not any(present(w, n) for w in distinct or subject):
+    named = [x for x in o.names if x in older[: m.start()].lower()]  # "Bike shop Spoke & Co": Spoke recurs
+    if (distinct or subject) and not any(present(w, n) for w in (distinct or subject) + named):
         return False
     return not any(_at_place(x, part) for x in places)  # "still in Leith": not moved
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 
-from hindsight_core.lifecycle.slots import Reading, content, read
+from hindsight_core.lifecycle.slots import Reading, content, hyphenated_word, read
 
 __all__ = ["ATOMIC_MAX_WORDS", "is_atomic", "one_sentence", "is_episode", "is_episode_turn", "said", "split_sentences",
            "one_belief", "without_instructions", "without_note_label", "lead_fact", "spelled_out"]
@@ -164,6 +164,11 @@ _CLAUSE_BREAK = re.compile(r"\s+[\u2014\u2013-]\s+|;\s+")
 _RIDER_SENTENCES = 2
 
 
+#: A sentence closing on the name of the one it is said to ("I hope so, Gina.", "They are your rock, Mel."):
+#: a chat turn, not a note.
+_ADDRESSED = re.compile(r",\s+(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b)(?-i:[A-Z])[a-z]+[.!?]+(?:\s|$)")
+
+
 #: A first sentence that tells what the speaker did or is doing ("I played my favourite game in a
 #: tournament", "I'm playing this new RPG") or reacts ("Yep, ...", "Glad you've got ..."): chat news,
 #: whose second sentence goes on with the story rather than remarking on a value.
@@ -186,23 +191,24 @@ def lead_fact(text: str) -> str:
         >>> lead_fact("Workshop paper deadline: 14 March, AoE. Let's have a full draft a week before.")
         'Workshop paper deadline: 14 March, AoE.'
     """
-    if "!" in text or "?" in text or is_episode(text):
-        return text
+    if "!" in text or "?" in text or is_episode(text) or _ADDRESSED.search(text):
+        return text  # an exclamation, a question, a dialogue act or a line addressed to someone: a chat turn
     if one_sentence(text):
         if is_atomic(text, read(text)):
             return text
         parts = _CLAUSE_BREAK.split(text, maxsplit=1)
         if len(parts) != _RIDER_SENTENCES or re.match(r"(?-i:[A-Z])(?!\b)", parts[1]):
             return text  # "Mia empties the dishwasher; Leo feeds the cat": mid-sentence, a capital is a name
-    else:
-        parts = split_sentences(text)
+    else:  # each sentence as written: a short remark ("Someone has to be in to sign.") is one too
+        parts = _SENTENCE_END.split(text.strip())
         if len(parts) != _RIDER_SENTENCES:
             return text
     first, rest = parts
     if _NARRATION.match(first):
         return text
     r, remark = read(first), read(rest)
-    if _ANOTHER_FACT.search(rest) or any(not r.has(x) and x not in r.names for x in remark.names):
+    if _ANOTHER_FACT.search(rest) or any(not r.has(x) and x not in r.names and not hyphenated_word(x)
+                                         for x in remark.names):
         return text  # "It also hosts the release bot", "Ade manages the account": a second fact, kept whole
     return first if (r.values or r.names) and is_atomic(first, r) else text
 
