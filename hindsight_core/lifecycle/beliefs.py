@@ -189,9 +189,15 @@ def contradicts(older: str, newer: str) -> str | None:
             and len(shared) / min(len(sa), len(sb)) >= 0.5 and _one_run(a, only_a) and _one_run(b, only_b)
             and not any(_is_number(t) for t in only_a | only_b)):
         start = min(i for i, t in enumerate(b) if t in only_b)
-        if (cue or any(t in _SINGLE for t in b[:start])) and not sibling_fact(older, newer):  # the attribute
-            return "new value"  # names come before the value; "is LastPass" / "is paid yearly" are two attributes
+        if (cue or any(t in _SINGLE and not _owner(t, newer) for t in b[:start])) and not sibling_fact(older, newer):
+            return "new value"  # the attribute names come before the value; "is LastPass" / "is paid yearly" are two
     return None
+
+
+def _owner(word: str, text: str) -> bool:
+    """``word`` owns what follows it in ``text`` ("the analytics *team's* dashboards"): the subject,
+    not a single-valued attribute."""
+    return re.search(rf"\b{re.escape(word)}['\u2019]s\b", text, re.I) is not None
 
 
 def _keyed_change(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
@@ -214,10 +220,28 @@ def asks_history(query: str) -> bool:
 
 def is_belief(kind: str, status: str, outcome: Any, flags: tuple[str, ...], text: str) -> bool:
     """Units whose truth can change: active world facts and observations that are not lessons,
-    small talk, digests or questions (a quoted one too: ``Jolene said, "Do you think she'd like it?"``)."""
+    small talk, digests or questions (a quoted one too: ``Jolene said, "Do you think she'd like it?"``).
+    A note that states something and closes by asking someone to act ("... so the 29th, same place.
+    Can someone drive?") is a statement."""
     return (kind in (MemoryKind.WORLD.value, MemoryKind.OBSERVATION.value) and status == MemoryStatus.ACTIVE.value
-            and outcome is None and not {Flag.LOG_ONLY, Flag.DIGEST} & set(flags)
-            and not said(text).rstrip().endswith("?"))
+            and outcome is None and not {Flag.LOG_ONLY, Flag.DIGEST} & set(flags) and not _asks(text))
+
+
+#: A closing request for someone to act ("Can someone drive?", "Keisha, can you open the diary up?"),
+#: unlike a question about the matter ("Have you ever been there?").
+_REQUEST = re.compile(r"^(?:\w+,\s*)?(?:can|could|would|will)\s+(?:someone|somebody|anyone|anybody|whoever|you)\b",
+                      re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+@functools.lru_cache(maxsize=8192)
+def _asks(text: str) -> bool:
+    """``text`` (what it says, :func:`said`) ends with a question, and is not a statement closed by a request."""
+    text = said(text).rstrip()
+    if not text.endswith("?"):
+        return False
+    sentences = _SENTENCE.split(text)
+    return not (len(sentences) > 1 and sentences[0].endswith(".") and _REQUEST.match(sentences[-1]))
 
 
 #: Capitalised words, a sentence's first included: in another language the entity reader finds no

@@ -39,7 +39,8 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("plan", re.compile(
         r"\b(thinking (about|of)|think(ing)? we (should|might)|might|maybe|considering|consider|there'?s talk|"
         r"talk of|planning to|(i|we|they|you|he|she) (\w+ )?plan to|plan is to|we'll see|nothing decided|not decided|"
-        r"want to try|wants? to try|floated|"
+        r"want to try|wants? to try|floated|put (it|this|that) to a vote|"
+        r"(wants?|would like|'d like) to \w+\b[^.;]{0,50}\bnext (year|quarter|season|term)|"  # a wish for later
         r"propos(e|ed|al)|might try|could try|tempted|tempting|wondering|someday|"
         r"one day(?! (later|earlier|early|late|ahead|before|after|sooner)\b)|eventually|"  # not "moved one day later"
         r"depends (on )?how|next (year|quarter|month)\b.*\b(might|maybe|if|depends)|hop(e|ing) to|aim(ing)? (to|for)|"
@@ -79,7 +80,7 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(almost|nearly)\s+\w+(ed|t)\b[^.;]*\bbut\b|\bcame close to\b[^.;]*\bbut\b|"
         r"\bkept (it|them|things|everything|the \w+)( \w+)? (where|as|the way) (it|they) (was|were|is|are)\b|"
         r"\bdecided (not to|against)\b|\bcalled (it|the \w+) off\b|\b(was|were) going to\b[^.;]*\b(but|nixed|off)\b|"
-        r"\bidea'?s? (has |was )?(been )?(dropped|scrapped|shelved)\b|\bthat'?s off\b|\bnixed\b|"
+        r"\bidea'?s? (has |was |got )?(been )?(dropped|scrapped|shelved|ditched|binned)\b|\bthat'?s off\b|\bnixed\b|"
         r"\b(rejected|vetoed|voted down|shot down|turned down|dropped|scrapped|shelved) (it|that|this)\b", _F)),
     ("past_event", re.compile(
         r"\b(back in|in (19|20)\d\d|last year('s)?|in college|in school|growing up|grew up|used to|remember when|"
@@ -105,7 +106,9 @@ _DENIAL = re.compile(
     r"(is|are|isn'?t|aren'?t) not being (extended|moved|changed|pushed back|postponed)|"
     r"(are|is)n'?t being (extended|moved|changed|pushed back|postponed)|"
     r"same (\w+ )?(date|time|day|deadline|price|venue|place|slot) as (agreed|before|planned|usual|in the|on the))\b|"
-    r"\bforget (about )?(that|it)\s*(?:[.!]+|$)", _F)
+    r"\bforget (about )?(that|it)\s*(?:[.!]+|$)|"
+    # "... was 'cured' by some diet. It isn't.": a claim, then a sentence of its own saying it is not so
+    r"(?:^|[.!?]\s+)(?:it|that) (?:isn'?t|is not|wasn'?t|was not)\s*[.!]", _F)
 _QUESTION_OPEN = re.compile(
     r"^\s*(wait|so|hey|um|hmm|quick q(uestion)?|q)?[,:]?\s*(did|does|do|is|are|was|were|should|shall|could|can|"
     r"would|will|has|have|anyone|any ?one|how|what|when|where|which|who|why|whats|what's|when's|where's|who's)\b", _F)
@@ -130,17 +133,17 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(correction|sorry|i meant|meant to say|my (mistake|bad)|mistake|wrong|typo|oops|i had that wrong|"
         r"to clarify|actually|mis(heard|read|remembered|typed|spoke|understood))\b|^\W*((oh|ah|no),? )?wait(?=\s*[,:.!\u2014\u2013-]|\s+(i|no|sorry)\b)", _F)),
     ("change", re.compile(
-        r"\b(no longer|anymore|any more|instead|moved?|moving|switch\w*|chang\w+|migrat(?:e|es|ed|ing|o)|relocat\w+|replac\w+|"
+        r"\b(no longer|anymore|any more|instead|mov(?:e|es|ed|ing)|switch\w*|(?<!before )(?<!without )(?<!avoid )chang\w+|migrat(?:e|es|ed|ing|o)|relocat\w+|replac\w+|"
         r"renam\w+|upgrad\w+|downgrad\w+|reassign\w*|handed|hand(ed)? over|took over|takes? over|taken over|taking over|promot\w*|"
         r"promo|went (up|down)|up to|down to|cut|rais\w+|lower\w*|bump\w*|trimm\w*|increas\w+|decreas\w+|reduc\w+|"
         r"dropp\w+|pull\w*|kill\w*|quit|retir\w+|cancell?ed for good|reshuffl\w+|cutover|rolled out|"
         r"transferr?\w*|now|these days|from now on|going forward|new|finally|switched|reorg|update[ds]?|"
         r"is live|went live|landed|slipp(?:ed|ing)|slips|rebook\w*|reschedul\w*|postpon\w*|push(ed)? (back|out)|extend\w*|"
         r"tighten\w*|loosen\w*|shorten\w*|lengthen\w*|revis\w*|adjust\w*|swap\w*|officially|overrul\w*|"
-        r"handing|upp?ed|stopped|stopping|back to|ditch\w*|gave up|giving up|dumped|traded|now on|"
+        r"handing|upp?ed|stop \w+ing|stopped|stopping|back to|ditch\w*|gave up|giving up|dumped|traded|now on|"
         r"(?<!keep )(?<!keeps )push(ed|ing)|shift(ed|ing)|(brought|pulled) forward|re-?brand\w*)\b|→|->|=>", _F)),
     ("effective", re.compile(
-        r"\b(as of|starting|starts|from (tomorrow|today|next|monday|tuesday|wednesday|thursday|friday|saturday|"
+        r"\b(as of|starting|starts|from (tomorrow|today|tonight|next|monday|tuesday|wednesday|thursday|friday|saturday|"
         r"sunday|the \d+|this (week|weekend|month|term|sprint|(mon|tues|wednes|thurs|fri|satur|sun)day))|"
         r"effective|since(?!\s+(?:19|20)\d\d\b))\b", _F)),
 )

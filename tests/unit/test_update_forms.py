@@ -193,3 +193,22 @@ def test_the_owner_of_another_person_rivals_nothing():
 
     assert rival("My aunt lives in Dundee.", "my aunt's neighbour has been living in Perth for years",
                  "Where does my aunt live?") is None
+
+
+def test_a_possessor_before_the_value_is_no_single_valued_attribute():
+    from hindsight_core.lifecycle.beliefs import contradicts
+
+    assert contradicts("The sales team's reports are built in Excel.",
+                       "The sales team's reports refresh every hour.") is None
+
+
+@pytest.mark.parametrize("text, belief", [
+    ("The boiler service moved to the 29th, same time. Can someone let the engineer in?", True),  # a request
+    ("Office wifi is FloorNet-5. Keisha, could you print the new password?", True),
+    ("Is the boiler service still on the 22nd?", False),
+    ("The boiler service sounds fine. Have you had yours done yet?", False),  # a question about the matter
+])
+def test_a_statement_closed_by_a_request_is_a_belief(text, belief):
+    from hindsight_core.lifecycle.beliefs import is_belief
+
+    assert is_belief("world", "active", None, (), text) is belief
