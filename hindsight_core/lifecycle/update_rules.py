@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import re
 
-from hindsight_core.lifecycle.slots import Reading, read, same_word, slots
+from hindsight_core.lifecycle.slots import Reading, hyphenated_word, read, same_word, slots
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, shares_with_another,
                                                   split_clauses, update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_VALUE, RELATED_MIN_SIM, another_id, is_id,
@@ -49,8 +49,8 @@ from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, VALUE_F
 
 # The rule families live in their own modules (keys, statements, subjects, values, roles, records);
 # the public names they had here are re-exported for callers of this module.
-__all__ = ["judge_update", "update_strength", "key_and_value", "is_tool_record", "one_belief", "said", "another_id",
-           "subject_substituted", "other_instance", "other_possessor", "about_someone_else", "sibling_fact",
+__all__ = ["judge_update", "update_strength", "two_voices", "key_and_value", "is_tool_record", "one_belief", "said",
+           "another_id", "subject_substituted", "other_instance", "other_possessor", "about_someone_else", "sibling_fact",
            "RELATED_MIN_SIM", "CLOSE_SIM", "SLOT_MATCH_BONUS"]
 
 #: Share of the earlier statement's key words the later text must repeat to be about the same key.
@@ -89,6 +89,7 @@ def judge_update(older: str, newer: str, sim: float) -> str | None:
 _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value changed": 2.0,
              "a tool reports another value": 1.5, "the number changed": 1.5,
              "close reworded statement, value changed": 1.0, "same subject, a new name for its value": 1.0,
+             "same subject, another named value": 1.0,
              "the duty passed to someone else": 2.0, "promoted: the title changed": 2.0, "the job ended": 2.0,
              "a tool field reports another value": 2.0, "moved to another place": 2.0,
              "changed, said in another language": 2.0, "renamed": 2.0,
@@ -128,12 +129,23 @@ _VOICE = re.compile(r"^\W{0,3}((?-i:[A-Z])[\w'-]*)(?:\s*\([^)\n]{1,30}\))?\s*:\s
 _FROM_NOW_ON = re.compile(r"\b(from now on|going forward|instead|switch\w*|rather than)\b", re.I)
 
 
-def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
-    if is_episode_turn(older):
-        return None, 0.0
+def two_voices(older: str, newer: str) -> bool:
+    """Two labelled speakers, each in their own voice ("Sam: I'm vegetarian" / "Nadia: I've gone back
+    to eating meat"): each one's facts are their own, neither updates the other's.
+
+    Example:
+        >>> two_voices("Ravi: I'm vegan.", "Lena: I've gone back to eating cheese.")
+        True
+        >>> two_voices("Ravi: I'm vegan.", "Ravi: I eat fish now.")
+        False
+    """
     voices = _VOICE.match(older), _VOICE.match(newer)
-    if voices[0] and voices[1] and voices[0].group(1).lower() != voices[1].group(1).lower():
-        return None, 0.0  # "Sam: I'm vegetarian" / "Nadia: I've gone back to eating meat": each speaker's own
+    return bool(voices[0] and voices[1]) and voices[0].group(1).lower() != voices[1].group(1).lower()
+
+
+def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
+    if is_episode_turn(older) or two_voices(older, newer):
+        return None, 0.0
     older, newer = said(older), said(newer)
     older = lead_fact(without_speaker_label(without_note_label(without_instructions(older))))
     older, newer = spelled_out(older, newer), spelled_out(newer, older)  # "PT" for "physical therapy"
@@ -290,7 +302,31 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         return "same subject, a new name for its value", coverage
     if sim >= CLOSE_SIM and shared_slot and cue:
         return "close reworded statement, value changed", coverage
+    # the subject's head said again, a cue, the earlier named value (no number or time) gone and a new
+    # name in its place ("Our dog Pip eats Acme Kibble" / "vet put Pip on Brightpaw Senior ..., so that
+    # is all he gets now"), however far apart MiniLM puts the two texts
+    if (cue and attr_ok and removed == "gone" and sim >= RELATED_MIN_SIM and any(present(h, n) for h in heads)
+            and not part_of_many
+            and not o.values and _named_value(older, o, value)
+            and any(_proper_name(t) for t in n.names if not present(t, o))):
+        return "same subject, another named value", coverage
     return None, 0.0
+
+
+#: An acronym of two to four capitals ("in QA", "the DRI"): a stage or a title more often than a name.
+_ACRONYM = re.compile(r"[A-Z]{2,4}")
+
+
+def _proper_name(name: str) -> bool:
+    """A name (as :attr:`Reading.names` holds it) of a thing, a person or a place: no weekday or month
+    and no lower-case hyphenated word."""
+    return not DAY_OR_MONTH.match(name) and not hyphenated_word(name)
+
+
+def _named_value(older: str, o: Reading, value: tuple[str, ...]) -> bool:
+    """The earlier value holds a proper name (:func:`_proper_name`) that is no acronym."""
+    acronyms = {a.lower() for a in _ACRONYM.findall(older)}
+    return any(v in o.names and _proper_name(v) and v not in acronyms for v in value)
 
 
 #: "old -> new": an arrow from one value to another.

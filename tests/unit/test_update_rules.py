@@ -1121,3 +1121,77 @@ def test_someone_else_opening_the_later_text_in_lower_case(older, newer):
 def test_the_speakers_own_thing_opening_the_later_text_still_updates():
     assert judge_update("My dentist appointment is on the 12th.", "dentist's moved my appointment to the 19th", 0.6)
     assert not about_someone_else("My dentist appointment is at 3pm on Friday.", "clinic's moved it to 4pm, same day")
+
+
+@pytest.mark.parametrize("older, newer, sim", [
+    ("Weekly reading goal: 3 books.", "Raised my weekly reading target to 5 books.", 0.6),  # an attribute noun
+    ("My thesis draft is due to my supervisor on 12 May.",
+     "supervisor was in a good mood, said I can have until 26 May for the full draft", 0.5),  # an adjective
+    ("The sandbox account spend cap is $2,000 per month.",
+     "raised it for the hackathon:\nBudget name: sandbox\nBudgeted amount: $3,000.00", 0.5),  # a participle
+])
+def test_a_word_before_the_key_that_names_no_other_subject(older, newer, sim):
+    assert judge_update(older, newer, sim)
+
+
+def test_a_word_that_names_another_subject_still_keeps_the_fact():
+    assert judge_update("The design team's print budget is 2k a month.",
+                        "marketing team's print budget got raised to 5k/month", 0.6) is None
+
+
+def test_the_lead_fact_before_a_short_remark():
+    assert lead_fact("The bakery van comes Mon & Thu between 7 and 9am. Someone has to be in to sign.") == (
+        "The bakery van comes Mon & Thu between 7 and 9am.")
+    # a hyphenated word of the remark ("drop-off") names no second fact
+    assert lead_fact("Night porter this month: Bogdan. He handles late check-ins and the drop-off desk.") == (
+        "Night porter this month: Bogdan.")
+    assert lead_fact("Night porter this month: Bogdan. Weekends are covered by Ade.").endswith("by Ade.")
+    # a line said to someone is a chat turn, read whole
+    assert lead_fact("It's lovely to see you so settled, Priya. You really earned it.").endswith("earned it.")
+
+
+def test_another_named_value_of_the_subject_said_again():
+    assert judge_update("Our dog Pip eats Acme Kibble.",
+                        "vet put Pip on Brightpaw Senior because of his joints, so that is all he gets now", 0.4) == (
+        "same subject, another named value")
+    # an acronym is a stage or a title more often than a name: handing the project over changes no stage
+    assert judge_update("The billing revamp is in UAT.",
+                        "Mara handed the billing revamp over to Jon, she's off on leave", 0.4) is None
+
+
+def test_more_cues():
+    assert look_alike("Some of us were pushing to move the offsite to Porto, but that idea got scrapped.") == (
+        "cancelled_plan")
+    assert update_cue("the vet says her dinner moves to 6pm") == "change"
+    assert update_cue("from tonight the alarm gets set at 10") == "effective"
+
+
+def test_a_named_relation_of_a_known_person_is_someone_else():
+    assert about_someone_else("My daughter Ayla's shoe size is 32.",
+                              "Ayla's friend Noor wears a 34 already, they swap trainers all the time")
+    assert not about_someone_else("My daughter Ayla's shoe size is 32.", "Ayla's feet grew again, she's a 34 now")
+
+
+def test_a_claim_then_a_sentence_saying_it_is_not_so_denies_it():
+    claim = "A neighbour told me Omar's nut allergy was cured by a diet. It isn't. Still no nuts, please."
+    assert look_alike(claim) == "denial"
+
+
+def test_a_wish_for_next_year_put_to_a_vote_is_a_plan():
+    wish = "Coach wants to switch the club run to Sundays next season - she'll put it to a vote in May."
+    assert look_alike(wish) == "plan"
+
+
+def test_a_named_subject_that_moved_to_another_named_place():
+    newer = "Spoke & Co news: we are in our new home at Quarry Lane 4 since Monday, come say hi!"
+    assert judge_update("Bike shop Spoke & Co is at Harbour Road 12, unit 3.", newer, 0.45) == "moved to another place"
+
+
+def test_stop_is_a_cue_as_a_verb_only():
+    assert update_cue("please stop sending the report on Mondays") == "change"
+    assert update_cue("there is a café stop at halfway") is None
+
+
+def test_change_said_in_an_instruction_is_no_cue():
+    assert update_cue("ask him before changing any of the templates") is None
+    assert update_cue("we're changing the templates on Monday") == "change"
