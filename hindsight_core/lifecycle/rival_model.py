@@ -52,7 +52,7 @@ from hindsight_core.lifecycle.update_cues import (assertive_part, clause_look_al
                                                   relations, split_clauses, update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import sibling_id, speaker_label
 from hindsight_core.lifecycle.update_rules import (about_someone_else, one_belief, other_possessor, said,
-                                                   subject_substituted)
+                                                   subject_substituted, two_voices)
 
 __all__ = ["Closeness", "FEATURES", "asks_about_now", "features", "probability", "score", "THRESHOLD", "MIN_CLOSENESS"]
 
@@ -120,7 +120,7 @@ def _text_signals(older: str, newer: str, query: str) -> tuple[float, ...] | Non
     when the question asks about a past event or a supposition, the earlier text is no single statement (a chat turn,
     a story) or the later text is a look-alike as a whole."""
     labels = speaker_label(older), speaker_label(newer)
-    if None not in labels and labels[0] != labels[1]:
+    if (None not in labels and labels[0] != labels[1]) or two_voices(older, newer):
         return None  # "Sam: my goal is 1:55" / "Ellis: I'm going for sub-1:45": each speaker's own
     older, newer = said(older), said(newer)
     if not asks_about_now(query) or not one_belief(older):

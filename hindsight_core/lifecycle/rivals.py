@@ -47,10 +47,10 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from hindsight_core.lifecycle.slots import STOP, Reading, content, names, read, same_word
+from hindsight_core.lifecycle.slots import STOP, Reading, content, hyphenated_word, names, read, same_word
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, look_alike, relations,
-                                                  without_effective_time)
-from hindsight_core.lifecycle.update_keys import sibling_id
+                                                  update_cue, without_effective_time)
+from hindsight_core.lifecycle.update_keys import is_tool_record, sibling_id
 from hindsight_core.lifecycle.update_languages import is_foreign, says_changed
 from hindsight_core.lifecycle.update_rules import (about_someone_else, another_id, key_and_value, one_belief,
                                                    other_instance, other_possessor, said, sibling_fact,
@@ -89,7 +89,7 @@ def _number_like(tok: str) -> bool:
 _WH_KIND = ((re.compile(r"^\W*(when|what time|what day|which day|what date|by when|how long)\b", re.I),
              frozenset({"time", "day", "date", "duration"})),
             (re.compile(r"^\W*(where|which (city|town|country|office|place))\b", re.I), frozenset({"location"})),
-            (re.compile(r"^\W*(how much|how many|how old)\b", re.I), frozenset()))
+            (re.compile(r"^\W*(how much|how many|how old|how heavy|how tall|how far)\b", re.I), frozenset()))
 
 
 _PLACE = re.compile(r"\b(in|on|at|near|inside|from)\s+(the\s+|a\s+|an\s+|our\s+|my\s+)?\w", re.I)
@@ -106,6 +106,26 @@ def _answers_kind(query: str, o: Reading) -> bool:
             return bool(o.slots & kinds) or (kinds == {"location"} and bool(o.names or _PLACE.search(o.text))) or (
                 "date" in kinds and numbers)
     return True
+
+
+def _holds_kind(query: str, n: Reading) -> bool:
+    """The later text holds a value of the kind the question asks for, read more strictly than the
+    earlier statement's (:func:`_answers_kind`): a place is a name or a place word, not any "at"."""
+    for pattern, kinds in _WH_KIND:
+        if pattern.search(query):
+            numbers = any(_number_like(t) or t in _SPELLED_NUMBERS for t in n.tokens)
+            if not kinds:
+                return numbers
+            place = any(not hyphenated_word(x) for x in n.names) or _IN_PLACE.search(n.text) is not None
+            return bool(n.slots & kinds) or (kinds == {"location"} and place) or ("date" in kinds and numbers)
+    return True
+
+
+#: A place said with a determiner ("into our bedroom", "in the hall cupboard"), unlike "from next month".
+_IN_PLACE = re.compile(r"\b(in|into|at|on|near|inside|under|behind|by)\s+(the|a|an|our|my|his|her|their|its)\s+\w",
+                       re.I)
+_SPELLED_NUMBERS = frozenset("two three four five six seven eight nine ten eleven twelve dozen twenty thirty hundred"
+                             .split())
 
 
 def _qualified_away(older: str, newer: str, missing: set[str]) -> bool:
@@ -165,12 +185,16 @@ def rival(older: str, newer: str, query: str) -> str | None:
     missing = {w for w in anchor if w not in kept}
     if len(kept) < ANCHOR_COVERAGE * len(anchor) or any(w in o.names and w in missing for w in anchor):
         return None
+    if not _holds_kind(query, n):
+        return None  # "Where's our bike lock-up?" / "bike lock-up fee goes up to £8": no place at all
+    if missing and not _says_change(newer):
+        return None  # "Dinner service starts at 18:00" / "Dinner service: last orders 21:30": another attribute
     asked_slots = q.slots & o.slots & _STRONG_SLOTS - {"location"}  # a new place is often only a name
     if asked_slots and not asked_slots & n.slots:
         return None  # "Which port ...?": the earlier statement gives the port, the later text no port at all
     if (another_id(older, stated) or sibling_id(older, stated) or other_instance(older, stated)
-            or other_possessor(older, stated, tuple(anchor)) or about_someone_else(older, stated)
-            or sibling_fact(older, stated)
+            or other_possessor(older, stated, tuple(anchor)) or other_possessor(older, stated)  # "sis's physio"
+            or about_someone_else(older, stated) or sibling_fact(older, stated)
             or _qualified_away(older, stated, missing) or (missing and subject_substituted(older, stated, missing))):
         return None
     value, new = value_and_new(older, o, n, q, anchor)
@@ -186,6 +210,13 @@ def rival(older: str, newer: str, query: str) -> str | None:
             or not unstated and _STATE.search(stated)):
         return None  # an event about the subject ("booked the flights for the offsite") is no new value
     return REASON
+
+
+def _says_change(text: str) -> bool:
+    """A change cue, in English or another language, a present state or habit ("these days"), or a
+    tool's record of the current state."""
+    return (update_cue(text) is not None or says_changed(text) or _STATE.search(text) is not None
+            or is_tool_record(text))
 
 
 def value_and_new(older: str, o: Reading, n: Reading, q: Reading, anchor: list[str]) -> tuple[list[str], list[str]]:

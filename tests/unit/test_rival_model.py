@@ -38,6 +38,10 @@ def test_two_labelled_speakers_statements_are_never_judged():
     assert features("Ana: my half-marathon goal is 1:55.", "Ben: I'm going for 1:45 in the half", q, NEAR) is None
     assert features("Ana: my half-marathon goal is 1:55.", "Ana: I'm going for 1:45 in the half now", q, NEAR) \
         is not None
+    # a label in the speaker's own voice, whatever follows it ("I've gone back to ...")
+    assert features("Ravi: I'm vegan, no cheese on mine please.",
+                    "Lena: I've gone back to eating cheese, Ravi's the last holdout now", "Does Ravi eat cheese?",
+                    NEAR) is None
 
 
 def test_a_later_text_far_from_the_earlier_one_is_not_judged():

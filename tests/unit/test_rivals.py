@@ -129,3 +129,24 @@ def test_a_later_text_with_none_of_the_asked_slot_rivals_nothing():
     assert rival("The node exporter on the web hosts listens on port 9100.",
                  "node exporter on the web hosts moved to port 9110",
                  "Which port does the node exporter on the web hosts use?") == REASON
+
+
+def test_an_asked_word_gone_from_the_later_text_needs_a_change_said():
+    query = "What time does dinner service start?"
+    assert rival("Dinner service starts at 18:00, Wednesday to Sunday.", "Dinner service: last orders 21:30.",
+                 query) is None
+    # a present habit or a cue says it
+    assert rival("I drink my tea with honey.", "been having my tea with lemon every afternoon since the cold",
+                 "How do I drink my tea?") == REASON
+
+
+def test_a_later_text_without_a_value_of_the_asked_kind_rivals_nothing():
+    assert rival("Our bike lock-up is at Cyclehoop Marlow Road, bay 12.",
+                 "bike lock-up fee goes up to £8 a month from next month", "Where's our bike lock-up?") is None
+
+
+def test_the_speakers_own_subject_with_another_owner_rivals_nothing():
+    # the question asks about the exercises; the later text's physio is someone else's
+    assert rival("My physio wants the shoulder exercises done twice a day.",
+                 "bro's physio has him doing his shoulder stuff 4x daily, madness",
+                 "How often should I do my shoulder exercises?") is None
