@@ -1,14 +1,14 @@
 """What form of answer a question asks for, and whether a text holds one.
 
 "Who heads the clinical lab?" asks for a person; "What's the status of MIG-212?" for a status;
-"When are my physio sessions?" for a time, "How often ...?" for a frequency. When a fact in the
-candidate pool has changed, the current one inherits the stale one's score
-(:mod:`~hindsight_core.retrieval.present`), yet another fact of the same subject may still sit above
-it because MiniLM puts it nearer the question ("The clinical lab is on floor 2" scores 0.67 against
-that question, "Dr. Solvang is our new head of the clinical lab" 0.56). :func:`answer_first` lets
-the facts that hold an answer of the asked form lead the head of the ranking. Pure functions; only
-the form of the value counts, and a value the question names itself ("Who grooms *Biscuit*?") is
-no answer.
+"When are my physio sessions?" for a time, "How often ...?" for a frequency, "Where ...?" for a place
+("into the kitchen drawer", "in Leeds"). When a fact in the candidate pool has changed, the current
+one inherits the stale one's score (:mod:`~hindsight_core.retrieval.present`), yet another fact of
+the same subject may still sit above it because MiniLM puts it nearer the question ("The clinical
+lab is on floor 2" scores 0.67 against that question, "Dr. Solvang is our new head of the clinical
+lab" 0.56). :func:`answer_first` lets the facts that hold an answer of the asked form lead the head
+of the ranking. Pure functions; only the form of the value counts, and a value the question names
+itself ("Who grooms *Biscuit*?") is no answer.
 
 Example:
     >>> asked_form("Who is head of the clinical lab?")
@@ -38,6 +38,7 @@ _ASKS = (
     ("role", re.compile(r"\b(?:role|job title|title|position)\b", re.I)),
     ("frequency", re.compile(r"\bhow often\b|\bhow many times\b", re.I)),
     ("time", re.compile(r"^\W*when\b|\bwhat (?:time|day|date)\b|\bwhich (?:day|date)\b", re.I)),
+    ("place", re.compile(r"^\W*where\b", re.I)),  # after "status": "where are we with ..." asks for one
 )
 #: A person's name: after a title; a capitalised word inside a sentence (not "Building C", "Room 4");
 #: or one opening a sentence as its subject ("Tomasz is stepping up", "Bev's retiring").
@@ -64,8 +65,8 @@ _FREQUENCY = re.compile(r"\b(?:daily|weekly|fortnightly|monthly|yearly|annually|
 
 
 def asked_form(query: str) -> str | None:
-    """``"person"``, ``"status"``, ``"role"``, ``"frequency"`` or ``"time"``: the form of answer ``query``
-    asks for, if it says."""
+    """``"person"``, ``"status"``, ``"role"``, ``"frequency"``, ``"time"`` or ``"place"``: the form of
+    answer ``query`` asks for, if it says."""
     return next((form for form, asks in _ASKS if asks.search(query)), None)
 
 
@@ -78,7 +79,15 @@ def _names(text: str) -> set[str]:
     return {m.group(0).lower() for m in found} - _NOT_NAMES
 
 
-_VALUES = {"status": _STATUS, "role": _ROLE, "time": _TIME, "frequency": _FREQUENCY}
+#: A place: a name or an id after a preposition ("in Leeds", "at Quarry Lane 4", "to pg-18"), or one said
+#: with a determiner ("into the kitchen drawer", "by the window"), not a time said so ("in the morning")
+#: nor a person ("owned by Dana").
+_PLACE = re.compile(r"\b(?:(?:in|into|at|on|near|inside|outside|under|behind|beside|opposite|above|below|between|to)"
+                    r"\s+(?:(?-i:[A-Z])[\w'-]+|[a-z][\w.-]*\d[\w.-]*)|"
+                    r"(?:in|into|at|on|near|inside|outside|under|behind|beside|opposite|above|below|between|by|to)"
+                    r"\s+(?:the|a|an|our|my|his|her|their|its)\s+(?!(?:morning|afternoon|evening|night|weekend|week|"
+                    r"month|year|moment|end|start|time|same)\b)[\w'-]+)", re.I)
+_VALUES = {"status": _STATUS, "role": _ROLE, "time": _TIME, "frequency": _FREQUENCY, "place": _PLACE}
 
 
 def _values(text: str, form: str) -> frozenset[str]:

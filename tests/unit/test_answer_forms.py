@@ -16,6 +16,7 @@ from hindsight_core.retrieval.answer_forms import answer_first, asked_form, hold
     ("When is the bin collection?", "time"),
     ("What day does the choir practise?", "time"),
     ("How often do we back up the NAS?", "frequency"),
+    ("Where do we keep the spare bike lock?", "place"),
     ("Which port does the cache listen on?", None),
     ("How much is the gym membership?", None),
 ])
@@ -38,6 +39,12 @@ def test_asked_form(query, form):
     ("Choir is on Thursday evenings now.", "time", "When is choir?", True),
     ("Choir warm-ups happen daily.", "time", "When is choir?", False),  # a frequency, not a time
     ("We back it up twice a week.", "frequency", "How often do we back up the NAS?", True),
+    ("Moved the spare bike lock into the shed cupboard.", "place", "Where do we keep the spare bike lock?", True),
+    ("The Stitch Club meets at Holloway Library now.", "place", "Where does Stitch Club meet?", True),
+    ("The spare bike lock has a blue key on it.", "place", "Where do we keep the spare bike lock?", False),
+    ("I walk the dog in the morning.", "place", "Where do I walk the dog?", False),  # a time said like a place
+    ("The wiki now stores its pages in pg-12.", "place", "Where does the wiki store its pages?", True),  # an id
+    ("The wiki is now owned by Dana.", "place", "Where does the wiki store its pages?", False),  # a person
 ])
 def test_holds_answer(text, form, query, holds):
     assert holds_answer(text, form, query) is holds
