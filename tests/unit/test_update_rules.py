@@ -1195,3 +1195,19 @@ def test_stop_is_a_cue_as_a_verb_only():
 def test_change_said_in_an_instruction_is_no_cue():
     assert update_cue("ask him before changing any of the templates") is None
     assert update_cue("we're changing the templates on Monday") == "change"
+
+
+def test_a_labelled_record_may_run_longer_than_a_statement():
+    record = ("Clinic note: Dr Amara Osei, Tuesday clinic, 9:00 to 12:30, Room 14 on the second floor, east wing, "
+              "bring referral letters.")
+    assert judge_update(record, "heads up: the Tuesday clinic has moved to Room 22 from next week", 0.5) == (
+        "moved to another place")
+    assert judge_update("Printer record: HP LaserJet M507 on the third floor, toner 89A, ordered from Officeline, "
+                        "asset tag PR-2231, serviced in May.",
+                        "the third floor printer now takes 87X toner, the 89A carts are being returned", 0.5)
+    # a labelled line in the first person is a story, held to the statement's length
+    story = ("Weekend recap: I drove the kids to Lakeside Park, we rented two kayaks, paddled round the island, "
+             "grilled sausages, watched sunset over Bryn Hill.")
+    from hindsight_core.lifecycle.update_statements import is_atomic
+
+    assert not is_atomic(story, read(story))
