@@ -253,7 +253,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     nouns = [w for w in subject if not number_like(w) and w not in NOT_VALUE]
     missing = {w for w in nouns if not present(w, n)}
     coverage = 1.0 - len(missing) / len(nouns) if nouns else 0.5
-    head_ok = any(present(h, n) for h in heads) or (  # half the subject, with a cue: "Pro is $35 now"
+    head_said = any(present(h, n) for h in heads)
+    head_ok = head_said or (  # half the subject, with a cue: "Pro is $35 now"
         bool(cue) and len(nouns) >= 2 and len(missing) * 2 <= len(nouns))
     subject_names = [x for x in o.names if x not in value]
     named_subject = bool(subject_names) and all(present(x, n) for x in subject_names)
@@ -305,8 +306,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     # the subject's head said again, a cue, the earlier named value (no number or time) gone and a new
     # name in its place ("Our dog Pip eats Acme Kibble" / "vet put Pip on Brightpaw Senior ..., so that
     # is all he gets now"), however far apart MiniLM puts the two texts
-    if (cue and attr_ok and removed == "gone" and sim >= RELATED_MIN_SIM and any(present(h, n) for h in heads)
-            and not part_of_many
+    if (cue and attr_ok and removed == "gone" and sim >= RELATED_MIN_SIM and head_said and not part_of_many
             and not o.values and _named_value(older, o, value)
             and any(_proper_name(t) for t in n.names if not present(t, o))):
         return "same subject, another named value", coverage

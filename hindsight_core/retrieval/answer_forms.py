@@ -82,11 +82,11 @@ def _names(text: str) -> set[str]:
 #: A place: a name or an id after a preposition ("in Leeds", "at Quarry Lane 4", "to pg-18"), or one said
 #: with a determiner ("into the kitchen drawer", "by the window"), not a time said so ("in the morning")
 #: nor a person ("owned by Dana").
-_PLACE = re.compile(r"\b(?:(?:in|into|at|on|near|inside|outside|under|behind|beside|opposite|above|below|between|to)"
-                    r"\s+(?:(?-i:[A-Z])[\w'-]+|[a-z][\w.-]*\d[\w.-]*)|"
-                    r"(?:in|into|at|on|near|inside|outside|under|behind|beside|opposite|above|below|between|by|to)"
-                    r"\s+(?:the|a|an|our|my|his|her|their|its)\s+(?!(?:morning|afternoon|evening|night|weekend|week|"
-                    r"month|year|moment|end|start|time|same)\b)[\w'-]+)", re.I)
+_AT = r"in|into|at|on|near|inside|outside|under|behind|beside|opposite|above|below|between|to"
+_PLACE = re.compile(rf"\b(?:(?:{_AT})\s+(?:(?-i:[A-Z])[\w'-]+|[a-z][\w.-]*\d[\w.-]*)|"
+                    rf"(?:{_AT}|by)\s+(?:the|a|an|our|my|his|her|their|its)\s+"
+                    r"(?!(?:morning|afternoon|evening|night|weekend|week|month|year|moment|end|start|time|same)\b)"
+                    r"[\w'-]+)", re.I)
 _VALUES = {"status": _STATUS, "role": _ROLE, "time": _TIME, "frequency": _FREQUENCY, "place": _PLACE}
 
 

@@ -64,7 +64,7 @@ class RecallConfig(BaseModel):
                                 "in place of an earlier one it disagrees with. Fitted with the bundled MiniLM embedder.")
     answer_forms: bool = Field(True, description="When a fact among the candidates changed and the question asks about "
                                "the present, let the facts that hold an answer of the asked form (a person for 'who', "
-                               "a status, a role, a time, a frequency) lead the ten best hits "
+                               "a status, a role, a time, a frequency, a place for 'where') lead the ten best hits "
                                "(retrieval/answer_forms.py).")
     ranker: Literal["learned", "weighted"] = Field(
         "learned", description="How the final pool is ordered: 'learned' rescores the head of the weighted ranking with "
