@@ -44,8 +44,10 @@ import numpy as np
 
 from hindsight_core.errors import InvalidInputError, LLMError
 from hindsight_core.lifecycle.belief_trust import corroborated, may_supersede, pending_flags
+from hindsight_core.lifecycle.glossary import gloss
 from hindsight_core.lifecycle.update_cues import look_alike, update_cue
-from hindsight_core.lifecycle.update_languages import is_foreign, linked_across_languages, says_changed
+from hindsight_core.lifecycle.update_languages import (glossable, in_english, is_foreign, linked_across_languages,
+                                                       says_changed)
 from hindsight_core.lifecycle.update_rules import (RELATED_MIN_SIM, is_tool_record, judge_update, sibling_fact,
                                                    update_strength)
 from hindsight_core.lifecycle.update_statements import said
@@ -324,6 +326,8 @@ def _decide(older: str, newer: str, sim: float, strict_min_sim: float, llm: Any)
     """``(reason, by the slot rules)``: the template rules on close pairs, then the slot rules
     (:func:`~hindsight_core.lifecycle.update_rules.judge_update`), then the LLM on ambiguous pairs."""
     reason = contradicts(older, newer) if sim >= min(strict_min_sim, _TEMPLATE_MIN_SIM) else None
+    if reason is None and sim >= min(strict_min_sim, _TEMPLATE_MIN_SIM) and glossable(older, newer):
+        reason = contradicts(in_english(older), gloss(newer))  # "El gimnasio abre a las 6:30 desde hoy"
     if reason is not None:
         return reason, False
     reason = judge_update(older, newer, sim)

@@ -97,6 +97,7 @@ _DENIAL = re.compile(
     r"nothing (new )?(changed|went live)|(was|just|only) an? (\w+ ){0,2}glitch|"
     r"(hasn'?t|has not|haven'?t|have not) budged|"
     r"(has|have|had)(n'?t| not) (\w+ ){0,2}(quit|left|moved|changed|switched|stopped|gone)|"
+    r"(has|have|had) (\w+ ){0,2}not (\w+ ){0,4}(moved|changed|switched)\b|"  # "we have Moritz not ... switched"
     # the earlier value is said to stand, or nothing is decided yet
     r"(don'?t|do not|never),? never (have|did)|same as before|"
     r"(date|price|fee|rate|plan|deadline|time|budget|decision|it|that|everything) (still )?stands|"

@@ -14,6 +14,10 @@ weekday), and leaves the earlier value only where it is said to be gone ("Forno 
 Questions, suppositions, one-off exceptions, plans, attempts and additions in those languages
 change nothing.
 
+When none of this finds a change, the English rules read the message again through its
+word-for-word English gloss (:mod:`~hindsight_core.lifecycle.glossary`: "Os meus pais mudaram-se
+para Coimbra" as "my parents moved to Coimbra"), unless :func:`glossable` sees a look-alike in it.
+
 Example:
     >>> changed_in_other_language("Yoga with Camille: Saturdays 10am, community hall",
     ...                           "Camille a déplacé le cours de yoga au dimanche à 9h.")
@@ -30,11 +34,13 @@ import re
 import unicodedata
 
 from hindsight_core.lifecycle._timewords import WEEKDAYS
+from hindsight_core.lifecycle.glossary import gloss
 from hindsight_core.lifecycle.slots import Reading, read, same_word
 from hindsight_core.lifecycle.update_keys import CLOSE_SIM, DAY_OR_MONTH, key_and_value, number_like, present
 from hindsight_core.lifecycle.update_values import same_number_kind
 
-__all__ = ["is_foreign", "says_changed", "in_other_language", "changed_in_other_language", "linked_across_languages"]
+__all__ = ["is_foreign", "says_changed", "in_other_language", "changed_in_other_language", "linked_across_languages",
+           "glossable", "in_english"]
 
 
 def _fold(text: str) -> str:
@@ -201,7 +207,34 @@ def linked_across_languages(older: str, newer: str) -> bool:
         return False
     anchors, _, numbers, _, names = _earlier(older)
     words = _words(newer)
-    return _matches_any(anchors + tuple(names | numbers), words)  # its subject, or its value (said to be gone)
+    # its subject, or its value (said to be gone); or its subject's English word in the gloss ("pais" for "parents")
+    return (_matches_any(anchors + tuple(names | numbers), words)
+            or _matches_any(tuple(a for a in anchors if a not in _GLOSS_FUNCTION_WORDS), _words(gloss(newer))))
+
+
+#: English words of the gloss too common to link two messages ("the", "my", "now").
+_GLOSS_FUNCTION_WORDS = frozenset("the a an my our his her your their to of in at and but that is are not with "
+                                  "without for has now new old from".split())
+
+
+def glossable(older: str, newer: str) -> bool:
+    """Whether ``newer`` is worth reading through its English gloss against ``older`` (read through
+    its own gloss when it is in another language too): a message in one of the five languages, and
+    no question, supposition, one-off, plan, attempt or addition in its own words (those change
+    nothing, in any language).
+
+    Example:
+        >>> glossable("My parents live in Porto.", "Os meus pais mudaram-se para Coimbra.")
+        True
+        >>> glossable("My parents live in Porto.", "Talvez os meus pais se mudem para Coimbra.")
+        False
+    """
+    return is_foreign(newer) and not _FOREIGN_LOOK_ALIKE.search(newer)
+
+
+def in_english(text: str) -> str:
+    """``text`` as the English rules read it: its gloss when it is in one of the five languages."""
+    return gloss(text) if is_foreign(text) else text
 
 
 def _matches_any(anchors: tuple[str, ...], words: list[str]) -> bool:

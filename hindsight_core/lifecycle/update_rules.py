@@ -34,7 +34,9 @@ from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_V
                                                   is_tool_record, key_and_value, key_heads, number_like,
                                                   other_subject_id, present, sibling_id, subject_head,
                                                   without_speaker_label, ID_SHAPE)
-from hindsight_core.lifecycle.update_languages import changed_in_other_language, in_other_language, is_foreign
+from hindsight_core.lifecycle.glossary import gloss
+from hindsight_core.lifecycle.update_languages import (changed_in_other_language, glossable, in_english,
+                                                       in_other_language, is_foreign)
 from hindsight_core.lifecycle.update_records import tool_field_changed
 from hindsight_core.lifecycle.update_roles import moved_elsewhere, moved_thing, renamed, role_change
 from hindsight_core.lifecycle.update_statements import (is_atomic, is_episode_turn, one_belief, one_sentence, said,
@@ -74,6 +76,11 @@ SLOT_MATCH_BONUS = 1.0
 #: atlas-02" / "moved it over to hermes-07"; "30 km" / "42 km a week"), not a fact with a value of
 #: another form ("pinned to 10.2", "4 runs a week").
 VALUE_KIND_BONUS = 1.0
+#: A message in another language is read a second time through its English gloss
+#: (:mod:`~hindsight_core.lifecycle.glossary`) when the rules find nothing in it as written. What they
+#: find there counts this much of its strength: a word-for-word reading is less sure, and an earlier
+#: fact the message updates as written wins over one it updates only in the gloss.
+GLOSSED_WEIGHT = 0.5
 
 
 def judge_update(older: str, newer: str, sim: float) -> str | None:
@@ -106,14 +113,20 @@ def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, flo
     """``(reason, strength)``: :func:`judge_update`'s reason and how strongly the rules hold it
     (rule weight plus the share of the earlier subject the later text repeats, plus ``sim``, plus
     :data:`SLOT_MATCH_BONUS` when both state a value of one kind: a day for a day, a sum for a sum,
-    plus :data:`VALUE_KIND_BONUS` when a value of a definite form is replaced by another of that form)."""
+    plus :data:`VALUE_KIND_BONUS` when a value of a definite form is replaced by another of that form).
+    A message in another language the rules find nothing in as written is judged again in its English
+    gloss, at :data:`GLOSSED_WEIGHT` of the strength."""
     reason, coverage = _judge(older, newer, sim)
+    weight = 1.0
+    if not reason and glossable(older, newer):  # "Os meus pais mudaram-se para Coimbra" for "My parents live in Porto"
+        older, newer, weight = in_english(older), gloss(newer), GLOSSED_WEIGHT
+        reason, coverage = _judge(older, newer, sim)
     if not reason:
         return None, 0.0
     stated = without_effective_time(assertive_part(newer, relations(older)))
     same_kind = bool(read(older).slots & read(stated).slots - _LOOSE_SLOTS)
-    return reason, (_STRENGTH.get(reason, 0.0) + coverage + sim + (SLOT_MATCH_BONUS if same_kind else 0.0)
-                    + (VALUE_KIND_BONUS if replaced_in_kind(older, stated) else 0.0))
+    return reason, weight * (_STRENGTH.get(reason, 0.0) + coverage + sim + (SLOT_MATCH_BONUS if same_kind else 0.0)
+                             + (VALUE_KIND_BONUS if replaced_in_kind(older, stated) else 0.0))
 
 
 #: A remark on what was just said, or a showing, with "it", "that" or "this" for its whole subject
@@ -139,7 +152,7 @@ def two_voices(older: str, newer: str) -> bool:
         >>> two_voices("Ravi: I'm vegan.", "Ravi: I eat fish now.")
         False
     """
-    voices = _VOICE.match(older), _VOICE.match(newer)
+    voices = _VOICE.match(without_note_label(older)), _VOICE.match(without_note_label(newer))  # "Noted:" is no one
     return bool(voices[0] and voices[1]) and voices[0].group(1).lower() != voices[1].group(1).lower()
 
 

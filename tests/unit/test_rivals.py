@@ -30,6 +30,19 @@ def test_an_implicit_change_rivals_the_earlier_fact(older, newer, question):
     assert rival(older, newer, question) == REASON
 
 
+def test_a_change_said_in_another_language_rivals_through_its_gloss():
+    question = "Where does my sister live?"
+    assert rival("My sister lives in Porto.",
+                 "Pasé el fin de semana en el piso nuevo de mi hermana en Lyon, le encanta el río.", question) == REASON
+    # someone else's sister, said the way the language says it ("die Schwester von Jonas")
+    assert rival("My sister lives in Porto.", "Die Schwester von Jonas wohnt jetzt in Lyon, sagt er.", question) is None
+    dish = "What is my favourite dish?"
+    assert rival("My favourite dish is lamb tagine.",
+                 "O meu prato preferido agora é arroz de pato, como toda semana.", dish) == REASON
+    assert rival("My favourite dish is lamb tagine.",  # my mother's favourite
+                 "O prato preferido da minha mãe agora é arroz de pato, ela pede sempre.", dish) is None
+
+
 # (earlier fact, a later look-alike that must leave it standing, question about the earlier fact)
 LOOK_ALIKES = [
     ("I drink my tea with honey.", "I also started putting cinnamon in my tea", "How do I drink my tea?"),  # addition

@@ -212,3 +212,12 @@ def test_a_statement_closed_by_a_request_is_a_belief(text, belief):
     from hindsight_core.lifecycle.beliefs import is_belief
 
     assert is_belief("world", "active", None, (), text) is belief
+
+
+
+def test_a_denial_in_verb_final_order_is_read():
+    """A gloss keeps the source's order ("wir haben Moritz nicht auf Trockenfutter umgestellt")."""
+    from hindsight_core.lifecycle.update_cues import denies
+
+    assert denies("no, we have Moritz not on dry food switched, my sister got it wrong")
+    assert not denies("we have switched Moritz to dry food")
