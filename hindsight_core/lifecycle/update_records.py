@@ -18,7 +18,13 @@ from hindsight_core.lifecycle.update_keys import NOT_VALUE, is_tool_record, key_
 __all__ = ["tool_field_changed"]
 
 _FIELD_EQ = re.compile(r"([A-Za-z][\w.-]*)\s*=\s*")
-_FIELD_COLON = re.compile(r"(?:^\s*|(?<=[.;|] ))([A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,2}):\s+(\S[^\n]*?)\.?$", re.M)
+_BULLET = r"(?:[-*\u2022\u00b7]|\d{1,2}[.)])\s+"
+_FIELD_COLON = re.compile(rf"(?:^\s*(?:{_BULLET})?|(?<=[.;|] ))([A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){{0,2}}):\s+(\S[^\n]*?)\.?$",
+                          re.M)
+#: An item of a bulleted list, its name and its value apart by a dash ("- Bryn \u2014 beetroot chutney").
+_FIELD_DASH = re.compile(rf"^\s*{_BULLET}([A-Za-z][\w.'-]*(?: [A-Za-z][\w.'-]*){{0,3}})\s+[\u2014\u2013-]\s+(\S[^\n]*?)\.?$", re.M)
+#: A bulleted list of such items: read for its fields as a machine record is.
+_LISTED_FIELDS = re.compile(rf"^\s*{_BULLET}[A-Za-z][\w.' -]{{0,40}}?(?::|\s[\u2014\u2013-])\s+\S", re.M)
 _FIELD_END = re.compile(r"[,;|(\n]")
 _FIELD_DIFF = re.compile(r"([A-Za-z][\w.-]*):\s*([^\s:]+\s*(?:->|→|=>)\s*[^\s,;|]+)")
 #: A JSON change record: the setting's name, and its new value.
@@ -45,6 +51,7 @@ def _fields(record: str) -> list[tuple[str, str]]:
     out += [(m.group(1), _FIELD_END.split(m.group(2), maxsplit=1)[0].strip()) for m in _FIELD_COLON.finditer(record)
             if "=" not in m.group(2)]  # "export: item=... qty=4" is a list of fields, read above
     out += [(m.group(1), m.group(2)) for m in _FIELD_DIFF.finditer(record)]  # "config diff: a.timeout: 30 -> 45"
+    out += [(m.group(1), _FIELD_END.split(m.group(2), maxsplit=1)[0].strip()) for m in _FIELD_DASH.finditer(record)]
     name, new = _JSON_NAME.search(record), _JSON_NEW.search(record)
     if name and new:  # {"setting": "disk_quota_gb", "old": 50, "new": 80}
         out.append((name.group(1), new.group(1)))
@@ -65,16 +72,25 @@ def _other_owner(name: str, o: Reading) -> bool:
                and w not in _FIELD_SLOTS for w in words)
 
 
+def _names_subject(keys: list[str], subject: tuple[str, ...], o: Reading) -> bool:
+    """A field named by the earlier statement's whole subject ("CI: Buildkite" for "Our CI runs on
+    CircleCI") or by a name in it ("Bryn \u2014 beetroot chutney" for "Bryn is bringing fritters")."""
+    nouns = [w for w in subject if not number_like(w) and w not in NOT_VALUE]
+    if nouns and all(any(same_word(w, k) or w == k for k in keys) for w in nouns):
+        return True
+    return any(k == name.lower() for k in keys for name in o.names)
+
+
 def tool_field_changed(older: str, newer: str, o: Reading) -> bool:
     """A machine record has a field for the earlier statement's attribute (its verb or value word,
     "avg_sleep" for "sleep", or the slot a short name fills, "qty" for a count) holding another
     value, and names part of its subject ("laptop-spare" for "spare laptops")."""
-    if not is_tool_record(newer):
+    if not is_tool_record(newer) and len(_LISTED_FIELDS.findall(newer)) < 2:
         return False
     subject, verb, value = key_and_value(older)
     words = {w for t in re.findall(r"[\w.-]+", newer.lower()) for w in [t, *re.split(r"[-_.]", t)] if w}
     nouns = [w for w in (subject or ((verb,) if verb else ()) + value)
-             if not number_like(w) and w not in NOT_VALUE and len(w) > 2]
+             if not number_like(w) and w not in NOT_VALUE and (len(w) > 2 or w.upper() in older)]  # "CI"
     if not any(w == x or same_word(w, x) for w in nouns for x in words):
         return False
     attribute = [w for w in ([verb] if verb else []) + list(value) if not number_like(w)]
@@ -86,7 +102,7 @@ def tool_field_changed(older: str, newer: str, o: Reading) -> bool:
         if _other_owner(name, o):  # "session.ttl_seconds", "log_retention_days": another thing's field
             continue
         if not any(_FIELD_SLOTS.get(k) in o.slots or any(same_word(k, a) or k == a for a in attribute)
-                   for k in keys):
+                   for k in keys) and not _names_subject(keys, subject, o):
             continue
         got = read(field_value)
         if not got.tokens or any(present(v, got) for v in old_values):

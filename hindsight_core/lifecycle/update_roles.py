@@ -271,11 +271,14 @@ def _at_place(name: str, text: str) -> bool:
 
 _NAMING = re.compile(r"\b(named|called|name is|name's|names? (are|were)|known as|goes by|go by)\b", re.I)
 _RENAMED = re.compile(r"\b(renam\w+|re-?brand\w*|(now|officially) (called|named|known as)|officially|goes by|going by|"
-                      r"new name|name change|changed (his|her|their|its|the) name|took (his|her|their) \w+'s (last )?name)\b",
-                      re.I)
-_NAME_NOW = re.compile(r"\b(is|'s|are|'re) (officially |now )?[A-Z][\w'-]+( [A-Z][\w'-]+)? now\b")
+                      r"new name|name change|changed (his|her|their|its|the) name|"
+                      r"(took|taking|takes|take) (his|her|their|\w+'s) (last )?name)\b", re.I)
+#: "she's Hannah Lindqvist now", "the deploy channel is called #ship-it now", "it's 'Forge Athletics' now".
+_NAME_NOW = re.compile(r"\b(is|'s|are|'re) (officially |now )?((?i:called|named) )?(['\"\u2018\u201c]?[A-Z][\w'&-]+"
+                       r"( [A-Z][\w'&-]+){0,3}['\"\u2019\u201d]?|#[\w-]+) now\b")
 
 
+_NEW_CHANNEL = re.compile(r"(?:called|named) #[\w-]+")
 #: "renamed #ops-alerts to #incidents", "renamed the 'Dispensary Shared' folder to 'Pharmacy Ops'".
 _RENAME_TO = re.compile(r"\brenam\w*\s+(?P<old>\S.{0,40}?)\s+(?:to|as|into)\s+(?P<new>\S+)", re.I)
 
@@ -293,17 +296,34 @@ def _renamed_from(older: str, part: str, o: Reading) -> bool:
     return False
 
 
+def _written_as_name(word: str, text: str) -> bool:
+    """``word`` (a name as read, lower case) is written in ``text`` as a name: capitalised or after "#"
+    or "@", and neither a month or weekday nor a short acronym ("GB", "USD" are units)."""
+    if DAY_OR_MONTH.fullmatch(word):
+        return False
+    for m in re.finditer(r"(?<![\w-])[#@]?" + re.escape(word) + r"(?![\w-])", text, re.I):
+        written = m.group(0)
+        if written[0] in "#@" or (written[0].isupper() and not (written.isupper() and len(written) <= 3)):
+            return True
+    return False
+
+
 def renamed(older: str, part: str, o: Reading, n: Reading) -> bool:
     """Something named or called X is now called Y ("the kitten is officially Waffles now", "she's
     Hannah Lindqvist now"): a rename cue, a new name, and the subject's words or its old name recur;
     or any name of the earlier statement renamed to another ("renamed #ops-alerts to #incidents")."""
     if _renamed_from(older, part, o):
         return True
+    if not (_RENAMED.search(part) or _NAME_NOW.search(part)):
+        return False
+    if not any(not present(x, o) and not is_id(x) and len(x) > 2 for x in n.names) and not _NEW_CHANNEL.search(part):
+        return False
     m = _NAMING.search(older)
-    if m is None or not (_RENAMED.search(part) or _NAME_NOW.search(part)):
-        return False
-    if not any(not present(x, o) and not is_id(x) and len(x) > 2 for x in n.names):
-        return False
+    if m is None:  # "My sister is Priya Nair" / "she's going by Priya Menon now": a name in the value, said again
+        subject, _, value = key_and_value(older)
+        value_names = [x for x in o.names if x in value and _written_as_name(x, older)]
+        nouns = [w for w in subject if w not in o.names and w not in _GENERIC_DUTY and not number_like(w)]
+        return bool(value_names) and (any(present(x, n) for x in value_names) or any(present(w, n) for w in nouns))
     subject = [w for w in content(older[:m.start()]) if w not in o.names and w not in _GENERIC_DUTY
                and not number_like(w)]
     after = content(older[m.end():])

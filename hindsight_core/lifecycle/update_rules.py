@@ -302,7 +302,10 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     # it says little about that sentence ("Memories can give us so much comfort" / a reply's "I have
     # lots of great memories, like..."), so there closeness counts for a named or numbered value only
     close = sim >= CLOSE_SIM and (not part_of_many or concrete)
-    if head_ok and attr_ok and (tool or (cue and (shared_slot or close or whole_subject))):
+    # a record counts when it names the subject's head or its slot: "Rowa jams: press ..." (a how-to)
+    # names only the owner of the firmware a maintenance record reports
+    if head_ok and attr_ok and ((tool and (head_said or shared_slot))
+                                or (cue and (shared_slot or close or whole_subject))):
         return "same attribute, value changed", coverage
     o_nums = {v for v in value if number_like(v)}
     n_nums = [t for t in n.tokens if number_like(t) and not present(t, o)]

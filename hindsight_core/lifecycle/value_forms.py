@@ -499,7 +499,14 @@ _ALTERNATIVES = (frozenset({"metric", "imperial"}), frozenset({"celsius", "fahre
                  frozenset({"aisle", "window"}), frozenset({"12-hour", "24-hour"}),
                  frozenset({"kilometres", "kilometers", "km", "miles"}), frozenset({"kg", "kilos", "pounds", "lbs"}),
                  frozenset({"formal", "casual"}), frozenset({"remote", "hybrid", "onsite", "in-office"}),
-                 frozenset({"tabs", "spaces"}), frozenset({"vim", "neovim", "emacs", "vscode"}))
+                 frozenset({"tabs", "spaces"}), frozenset({"vim", "neovim", "emacs", "vscode"}),
+                 # a cabin, a plan's tier, a loyalty status: one at a time
+                 frozenset({"economy", "premium-economy", "business", "first-class"}),
+                 frozenset({"free", "basic", "standard", "plus", "pro", "premium", "enterprise", "unlimited", "anytime",
+                            "off-peak"}),
+                 frozenset({"bronze", "silver", "gold", "platinum", "diamond"}))
+#: Alternatives of two words, read as one ("premium economy" is not "economy").
+_TWO_WORD_ALTERNATIVES = re.compile(r"\b(premium|first|off)[ -](economy|class|peak)\b", re.I)
 
 
 def _alternative(older: str, part: str) -> bool:
@@ -507,8 +514,8 @@ def _alternative(older: str, part: str) -> bool:
     cue, names another of the set and not the earlier one."""
     if update_cue(part) not in ("change", "correction"):
         return False
-    o_words = set(re.findall(r"[\w-]+", older.lower()))
-    n_words = set(re.findall(r"[\w-]+", part.lower()))
+    o_words = set(re.findall(r"[\w-]+", _TWO_WORD_ALTERNATIVES.sub(r"\1-\2", older.lower())))
+    n_words = set(re.findall(r"[\w-]+", _TWO_WORD_ALTERNATIVES.sub(r"\1-\2", part.lower())))
     for group in _ALTERNATIVES:
         had, has = o_words & group, n_words & group
         if had and has and not had & has:

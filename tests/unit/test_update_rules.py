@@ -203,6 +203,30 @@ def test_a_tool_record_field_replaces_the_value(older, newer, updates):
 
 
 @pytest.mark.parametrize("older, newer, updates", [
+    # a bulleted list read as fields: the subject's name or the whole subject names the item
+    ("Bake sale: Noor is bringing lemon bars.", "Bake sale rota (final):\n- Tomas \u2014 brownies\n"
+     "- Noor \u2014 flapjacks\n- Ivy \u2014 scones", True),
+    ("Our CD runs on Spinnaker.", "Platform stack as of this week:\n- VCS: GitLab\n- CD: Argo\n- Logs: Loki", True),
+    ("Bake sale: Noor is bringing lemon bars.", "Bake sale rota (final):\n- Tomas \u2014 brownies\n"
+     "- Noor \u2014 lemon bars\n- Ivy \u2014 scones", False),  # the same value
+    ("Bake sale: Noor is bringing lemon bars.", "Picnic rota:\n- Tomas \u2014 brownies\n- Ivy \u2014 scones",
+     False),  # no item for her
+])
+def test_a_listed_item_replaces_the_value(older, newer, updates):
+    assert (judge_update(older, newer, 0.4) is not None) is updates
+
+
+def test_a_tool_record_updates_the_fact_whose_head_it_names():
+    """A record that names only the owner of a how-to ("Vexo jams: ...") updates the fact about the
+    field it holds, not the how-to: "the same attribute" asks a record for the subject's head."""
+    howto = "Vexo jams: lift the lid, pull the tray, never force the roller."
+    record = "[Vexo Service] Maintenance done. Firmware: 2.1.0 -> 2.2.0. Self-test: PASS. Back in service 06:10."
+    assert update_strength(howto, record, 0.4)[0] != "same attribute, value changed"
+    assert update_strength("The Vexo scanner runs firmware 2.1.0.", record, 0.55)[1] > update_strength(
+        howto, record, 0.4)[1]
+
+
+@pytest.mark.parametrize("older, newer, updates", [
     ("My aunt lives in Galway.", "spent the weekend helping my aunt move into her new flat in Cork", True),
     ("The pottery class is held at Clayworks.", "pottery class relocated to Kiln House, Clayworks lost the lease", True),
     ("I'm based in Lyon.", "finally moved! new place is in Annecy", True),
@@ -240,6 +264,13 @@ def test_updates_said_in_another_language(older, newer, updates):
     ("Our project is called Nimbus.", "we renamed the Slack channel to #nimbus-core", False),  # another thing
     ("Build failures are posted to #ci-noise.", "renamed #ci-noise to #ci-alerts, the bot already knows", True),
     ("Postgres on the analytics box runs version 15.", "we renamed the Postgres host to pg-main.lan", False),  # the subject
+    # no naming word in the earlier statement: a name in its value, said again or its subject said again
+    ("My aunt is Carla Mendes.", "Carla remarried and is going by Carla Duarte now", True),
+    ("The under-10s play their matches at Millfield Park.", "heads up, Millfield Park is Hollins Arena now, new sponsor",
+     True),
+    ("The team's Slack channel for releases is #ship-room.", "the release channel is called #launch-pad now", True),
+    ("My aunt is Carla Mendes.", "my neighbour is going by Bea Duarte now", False),  # another person
+    ("The analytics box runs 500 GB of storage.", "we renamed the analytics box to Atlas", False),  # "GB" is no name
 ])
 def test_a_rename(older, newer, updates):
     assert (judge_update(older, newer, 0.4) is not None) is updates

@@ -53,6 +53,11 @@ def test_amounts_are_counts_and_durations(text, expected):
     ("Our edge Nginx is on 1.24.", "edge proxy runs 1.26 now after the patch window", FORMS[7]),
     # another of a closed set of alternatives
     ("Show me temperatures in Celsius.", "please switch me to Fahrenheit, I'm in Chicago now", FORMS[8]),
+    # a cabin, a plan's tier, a loyalty status: one at a time
+    ("For the Oslo trip I'm booked in economy, seat 31A.", "got upgraded to business for the Oslo trip!", FORMS[8]),
+    ("Our Notion workspace is on the free plan.", "we're on the Notion plus plan now, finally", FORMS[8]),
+    ("My hotel loyalty status is Silver.", "my hotel loyalty status went up to Gold after that stay", FORMS[8]),
+    ("For the Oslo trip I'm booked in economy.", "switched to premium economy for the Oslo trip", FORMS[8]),  # two words
     # a listed item done
     ("Move-out to-dos: deep clean, key handover, meter reading.", "deep clean is finished, the landlord was happy",
      FORMS[9]),
@@ -99,6 +104,7 @@ def test_each_form_fires(older, newer, form):
     # alternative look-alikes: someone else's, no change cue, both named
     ("Show me temperatures in Celsius.", "my aunt only thinks in Fahrenheit"),
     ("Show me temperatures in Celsius.", "now give me Celsius and Fahrenheit side by side"),
+    ("For the Oslo trip I'm booked in economy.", "business class on the Oslo route looks lovely"),  # no change cue
     # list look-alikes: an item still open, an item not on the list
     ("Move-out to-dos: deep clean, key handover, meter reading.", "deep clean isn't finished, the oven is a disaster"),
     ("Move-out to-dos: deep clean, key handover, meter reading.", "the garage sale is done"),
