@@ -45,7 +45,7 @@ import numpy as np
 from hindsight_core.errors import InvalidInputError, LLMError
 from hindsight_core.lifecycle.belief_trust import corroborated, may_supersede, pending_flags
 from hindsight_core.lifecycle.glossary import gloss
-from hindsight_core.lifecycle.update_cues import look_alike, update_cue
+from hindsight_core.lifecycle.update_cues import look_alike, update_cue, without_effective_time
 from hindsight_core.lifecycle.update_languages import (glossable, in_english, is_foreign, linked_across_languages,
                                                        says_changed)
 from hindsight_core.lifecycle.update_rules import (RELATED_MIN_SIM, is_tool_record, judge_update, sibling_fact,
@@ -146,7 +146,7 @@ def contradicts(older: str, newer: str) -> str | None:
     """
     older, newer = said(older), said(newer)
     a, neg_a = _tokens(older)
-    b, neg_b = _tokens(newer)
+    b, neg_b = _tokens(without_effective_time(newer) or newer)  # "From this month the gym opens at 6:30"
     if not a or not b or len(a) > 40 or len(b) > 40 or newer.rstrip().endswith("?") or older.rstrip().endswith("?"):
         return None
     id_a, id_b = _subject_id(older), _subject_id(newer)

@@ -300,6 +300,18 @@ def test_a_change_with_no_shared_word_is_read_through_the_gloss(engine):
     assert "Coimbra" in res.hits[0].unit.text and all("Porto" not in h.unit.text for h in res.hits)
 
 
+def test_facts_kept_in_another_language_are_updated_in_it(engine):
+    """Both texts in Spanish: each is read through its gloss; a supposition in Spanish changes nothing."""
+    bank = engine.bank("glossed-both")
+    old = bank.capture("El gimnasio de mi barrio abre a las 7:00 entre semana.", mentioned_at=T0)
+    maybe = bank.capture("Quizás el gimnasio de mi barrio abra a las 6:00 entre semana desde mayo.",
+                         mentioned_at=T0 + timedelta(days=10))
+    assert maybe.supersedes == ()
+    new = bank.capture("Desde este mes el gimnasio de mi barrio abre a las 6:30 entre semana.",
+                       mentioned_at=T0 + timedelta(days=30))
+    assert new.supersedes == (old.unit_id,)
+
+
 def test_look_alikes_keep_the_earlier_fact(engine):
     bank = engine.bank("alikes")
     fact = bank.capture("The search cluster runs Elasticsearch 7.17.", mentioned_at=T0)

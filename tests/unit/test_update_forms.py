@@ -214,6 +214,14 @@ def test_a_statement_closed_by_a_request_is_a_belief(text, belief):
     assert is_belief("world", "active", None, (), text) is belief
 
 
+def test_the_template_rule_reads_past_an_opening_effective_time():
+    """"From this month ..." opens the sentence: the subject that must recur comes after it."""
+    from hindsight_core.lifecycle.beliefs import contradicts
+
+    assert contradicts("The gym opens at 7:00 on weekdays.", "From this month the gym opens at 6:30 on weekdays.")
+    assert contradicts("Standup is at 9:30.", "Starting next week, standup is at 10:15.")
+    assert contradicts("The gym opens at 7:00 on weekdays.", "From this month the pool opens at 6:30 on weekdays.") is None
+
 
 def test_a_denial_in_verb_final_order_is_read():
     """A gloss keeps the source's order ("wir haben Moritz nicht auf Trockenfutter umgestellt")."""
