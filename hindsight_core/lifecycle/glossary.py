@@ -2,9 +2,9 @@
 
 The bundled embedder and the word-order rules of :mod:`~hindsight_core.lifecycle.update_rules`
 read English. A user whose facts are stored in English often changes one in another language:
-"Os meus pais mudaram-se para Coimbra" for "My parents live in Porto". The two share no word, so
+"Os meus avós mudaram-se para Braga" for "My grandparents live in Faro". The two share no word, so
 no English rule links them. :func:`gloss` writes such a message word for word in English ("my
-parents moved to Coimbra"): the common words of everyday facts (people, places, times, food,
+grandparents moved to Braga"): the common words of everyday facts (people, places, times, food,
 health, work, money, tools), the change cues ("ab sofort", "désormais", "ya no") and the numbers,
 months and weekdays, from a small table; names, ids, numbers and loanwords are kept as written.
 It is no translation: word order stays the source's and unknown words stay as they are. It is
@@ -16,12 +16,12 @@ and never when it asks, supposes, plans or adds in its own language
 (:func:`~hindsight_core.lifecycle.update_languages.glossable`).
 
 Example:
-    >>> gloss("Os meus pais mudaram-se para Coimbra no mês passado")
-    'the my parents moved to Coimbra last month'
-    >>> gloss("Mi hermana trabaja ahora como enfermera en el Hospital La Paz.")
-    'my sister works now como nurse in the Hospital La Paz.'
-    >>> gloss("Ab sofort kostet das Sauerteigbrot 4,80.")
-    'from now on costs the sauerteig bread 4.80.'
+    >>> gloss("Os meus avós mudaram-se para Braga no mês passado")
+    'the my grandparents moved to Braga last month'
+    >>> gloss("Mi hermana trabaja ahora como enfermera en la Clínica Santa Elena.")
+    'my sister works now como nurse in the Clínica Santa Elena.'
+    >>> gloss("Ab sofort kostet das Vollkornbrot 4,80.")
+    'from now on costs the vollkorn bread 4.80.'
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ _GERMAN = frozenset("und ist der die das nicht mit ich wir auch jetzt bitte zu i
                     "sie er wie nach".split())
 #: Endings of plurals and verb persons a listed form may carry ("casas", "trabajan", "habitent", "wohnen").
 _ENDINGS = ("s", "es", "n", "en", "e", "nt", "ent", "an", "am", "em")
-#: Words between the parts of a name ("Paseo de la Castellana", "Hospital La Paz").
+#: Words between the parts of a name ("Avenida de la Constitución", "Clínica La Luz").
 _NAME_PARTICLES = frozenset("de del la las los el da do das dos di della le les du".split())
 #: "the sister of Jonas": the owner after the thing, as the five languages put it.
 _OF_NAME = re.compile(r"\bthe ([a-z]+(?: [a-z]+)?) of ([A-Z][\w'-]+)")
@@ -105,7 +105,7 @@ _TIME_WORDS = frozenset("monday tuesday wednesday thursday friday saturday sunda
 #: Listed words no compound ends in ("mitm|acht" is no "eight").
 _NOT_HEADS = frozenset("one two three four five six seven eight nine ten twelve twenty thousand the a in at to of and "
                        "but that is are not my our his her with without for has i we".split())
-#: The shortest words a compound is split into ("Sauerteig|brot", "Schritt|ziel").
+#: The shortest words a compound is split into ("Vollkorn|brot", "Schritt|ziel").
 _COMPOUND_PART = 4
 
 
@@ -134,7 +134,7 @@ def english_word(word: str, compounds: bool = False) -> str | None:
             return english + " " + (english_word(folded[len(stem):]) or folded[len(stem):])
     if not compounds:
         return None
-    # a German compound ends in a listed word: "Sauerteigbrot" is a "sauerteig bread"
+    # a German compound ends in a listed word: "Vollkornbrot" is a "vollkorn bread"
     for cut in range(_COMPOUND_PART, len(folded) - _COMPOUND_PART + 1):
         head = folded[cut:]
         english = words.get(head) or (head if head in _english() else None)  # "Monats|budget"
@@ -146,13 +146,13 @@ def english_word(word: str, compounds: bool = False) -> str | None:
 
 def _in_name(tokens: list[str], folded: list[str], i: int) -> bool:
     """Whether capitalised ``tokens[i]`` is part of a name: after a capitalised word the table does not
-    know, or before one across a particle ("*Paseo* de la Castellana", "*Hospital* La Paz"). A listed
+    know, or before one across a particle ("*Avenida* de la Constitución", "*Clínica* La Luz"). A listed
     word alone is glossed, German nouns included ("Meine Schwester" is "my sister"), and so is a
     title right before a name ("Abuela Rosa")."""
     if not tokens[i][:1].isupper():
         return False
     if i > 0 and tokens[i - 1] == "&":
-        return True  # "Dupont & Fils"
+        return True  # "Martin & Fils"
     for step in (-1, 1):
         j = i + step
         while 0 <= j < len(tokens) and folded[j] in _NAME_PARTICLES:
@@ -174,7 +174,7 @@ def gloss(text: str) -> str:
     text = _THOUSANDS.sub(lambda m: m.group(0).replace(".", ""), _DECIMAL_COMMA.sub(r"\1.\2", text))
     tokens = _TOKEN.findall(_ELISION.sub(r"\1' ", text))
     folded = [_fold(t).replace("’", "'") for t in tokens]
-    german = len(_GERMAN.intersection(folded)) >= 2  # German runs nouns together: "Sauerteig|brot"
+    german = len(_GERMAN.intersection(folded)) >= 2  # German runs nouns together: "Vollkorn|brot"
     out: list[str] = []
     i = 0
     while i < len(tokens):
@@ -188,7 +188,7 @@ def gloss(text: str) -> str:
             token = tokens[i]
             if folded[i] in _FROM_BEFORE_TIME and i + 1 < len(tokens) and (
                     tokens[i + 1][:1].isdigit() or english_word(tokens[i + 1]) in _TIME_WORDS):
-                out.append("from")  # Italian "da lunedì" ("of" elsewhere: "da minha mãe")
+                out.append("from")  # Italian "da lunedì" ("of" elsewhere: "da minha irmã")
                 i += 1
                 continue
             english = (english_word(token, compounds=german)

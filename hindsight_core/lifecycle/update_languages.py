@@ -15,8 +15,8 @@ Questions, suppositions, one-off exceptions, plans, attempts and additions in th
 change nothing.
 
 When none of this finds a change, the English rules read the message again through its
-word-for-word English gloss (:mod:`~hindsight_core.lifecycle.glossary`: "Os meus pais mudaram-se
-para Coimbra" as "my parents moved to Coimbra"), unless :func:`glossable` sees a look-alike in it.
+word-for-word English gloss (:mod:`~hindsight_core.lifecycle.glossary`: "Os meus avós mudaram-se
+para Braga" as "my grandparents moved to Braga"), unless :func:`glossable` sees a look-alike in it.
 
 Example:
     >>> changed_in_other_language("Yoga with Camille: Saturdays 10am, community hall",
@@ -224,9 +224,9 @@ def glossable(older: str, newer: str) -> bool:
     nothing, in any language).
 
     Example:
-        >>> glossable("My parents live in Porto.", "Os meus pais mudaram-se para Coimbra.")
+        >>> glossable("My grandparents live in Faro.", "Os meus avós mudaram-se para Braga.")
         True
-        >>> glossable("My parents live in Porto.", "Talvez os meus pais se mudem para Coimbra.")
+        >>> glossable("My grandparents live in Faro.", "Talvez os meus avós se mudem para Braga.")
         False
     """
     return is_foreign(newer) and not _FOREIGN_LOOK_ALIKE.search(newer)

@@ -21,7 +21,7 @@ _FIELD_EQ = re.compile(r"([A-Za-z][\w.-]*)\s*=\s*")
 _BULLET = r"(?:[-*\u2022\u00b7]|\d{1,2}[.)])\s+"
 _FIELD_COLON = re.compile(rf"(?:^\s*(?:{_BULLET})?|(?<=[.;|] ))([A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){{0,2}}):\s+(\S[^\n]*?)\.?$",
                           re.M)
-#: An item of a bulleted list, its name and its value apart by a dash ("- Bryn \u2014 beetroot chutney").
+#: An item of a bulleted list, its name and its value apart by a dash ("- Noor \u2014 flapjacks").
 _FIELD_DASH = re.compile(rf"^\s*{_BULLET}([A-Za-z][\w.'-]*(?: [A-Za-z][\w.'-]*){{0,3}})\s+[\u2014\u2013-]\s+(\S[^\n]*?)\.?$", re.M)
 #: A bulleted list of such items: read for its fields as a machine record is.
 _LISTED_FIELDS = re.compile(rf"^\s*{_BULLET}[A-Za-z][\w.' -]{{0,40}}?(?::|\s[\u2014\u2013-])\s+\S", re.M)
@@ -73,8 +73,8 @@ def _other_owner(name: str, o: Reading) -> bool:
 
 
 def _names_subject(keys: list[str], subject: tuple[str, ...], o: Reading) -> bool:
-    """A field named by the earlier statement's whole subject ("CI: Buildkite" for "Our CI runs on
-    CircleCI") or by a name in it ("Bryn \u2014 beetroot chutney" for "Bryn is bringing fritters")."""
+    """A field named by the earlier statement's whole subject ("CD: Argo" for "Our CD runs on
+    Spinnaker") or by a name in it ("Noor \u2014 flapjacks" for "Noor is bringing lemon bars")."""
     nouns = [w for w in subject if not number_like(w) and w not in NOT_VALUE]
     if nouns and all(any(same_word(w, k) or w == k for k in keys) for w in nouns):
         return True

@@ -273,7 +273,7 @@ _NAMING = re.compile(r"\b(named|called|name is|name's|names? (are|were)|known as
 _RENAMED = re.compile(r"\b(renam\w+|re-?brand\w*|(now|officially) (called|named|known as)|officially|goes by|going by|"
                       r"new name|name change|changed (his|her|their|its|the) name|"
                       r"(took|taking|takes|take) (his|her|their|\w+'s) (last )?name)\b", re.I)
-#: "she's Hannah Lindqvist now", "the deploy channel is called #ship-it now", "it's 'Forge Athletics' now".
+#: "she's Hannah Lindqvist now", "the release channel is called #launch-pad now", "it's 'Harbour Fitness' now".
 _NAME_NOW = re.compile(r"\b(is|'s|are|'re) (officially |now )?((?i:called|named) )?(['\"\u2018\u201c]?[A-Z][\w'&-]+"
                        r"( [A-Z][\w'&-]+){0,3}['\"\u2019\u201d]?|#[\w-]+) now\b")
 
@@ -319,7 +319,7 @@ def renamed(older: str, part: str, o: Reading, n: Reading) -> bool:
     if not any(not present(x, o) and not is_id(x) and len(x) > 2 for x in n.names) and not _NEW_CHANNEL.search(part):
         return False
     m = _NAMING.search(older)
-    if m is None:  # "My sister is Priya Nair" / "she's going by Priya Menon now": a name in the value, said again
+    if m is None:  # "My aunt is Carla Mendes" / "she's going by Carla Duarte now": a name in the value, said again
         subject, _, value = key_and_value(older)
         value_names = [x for x in o.names if x in value and _written_as_name(x, older)]
         nouns = [w for w in subject if w not in o.names and w not in _GENERIC_DUTY and not number_like(w)]

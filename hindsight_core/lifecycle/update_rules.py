@@ -118,7 +118,7 @@ def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, flo
     gloss, at :data:`GLOSSED_WEIGHT` of the strength."""
     reason, coverage = _judge(older, newer, sim)
     weight = 1.0
-    if not reason and glossable(older, newer):  # "Os meus pais mudaram-se para Coimbra" for "My parents live in Porto"
+    if not reason and glossable(older, newer):  # "Os meus avós mudaram-se para Braga" for "My grandparents live in Faro"
         older, newer, weight = in_english(older), gloss(newer), GLOSSED_WEIGHT
         reason, coverage = _judge(older, newer, sim)
     if not reason:
@@ -302,8 +302,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     # it says little about that sentence ("Memories can give us so much comfort" / a reply's "I have
     # lots of great memories, like..."), so there closeness counts for a named or numbered value only
     close = sim >= CLOSE_SIM and (not part_of_many or concrete)
-    # a record counts when it names the subject's head or its slot: "Rowa jams: press ..." (a how-to)
-    # names only the owner of the firmware a maintenance record reports
+    # a record counts when it names the subject's head or its slot: "Vexo jams: lift the lid ..." (a
+    # how-to) names only the owner of the firmware a maintenance record reports
     if head_ok and attr_ok and ((tool and (head_said or shared_slot))
                                 or (cue and (shared_slot or close or whole_subject))):
         return "same attribute, value changed", coverage

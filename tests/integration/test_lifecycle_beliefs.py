@@ -287,17 +287,17 @@ def test_a_change_in_another_language_finds_its_fact_by_name_in_a_full_bank(engi
 
 
 def test_a_change_with_no_shared_word_is_read_through_the_gloss(engine):
-    """A Portuguese message shares no word with the English fact it changes ("pais" for "parents");
+    """A Portuguese message shares no word with the English fact it changes ("avós" for "grandparents");
     its English gloss does, and the other fact of the same subject stays."""
     bank = engine.bank("glossed")
-    old = bank.capture("My parents live in Porto.", mentioned_at=T0)
-    other = bank.capture("My parents have a dog called Bolinha.", mentioned_at=T0 + timedelta(days=1))
-    new = bank.capture("Os meus pais mudaram-se para Coimbra no mês passado, a casa nova tem um jardim enorme.",
+    old = bank.capture("My grandparents live in Faro.", mentioned_at=T0)
+    other = bank.capture("My grandparents have a dog called Bolinha.", mentioned_at=T0 + timedelta(days=1))
+    new = bank.capture("Os meus avós mudaram-se para Braga no verão, a casa nova fica perto do rio.",
                        mentioned_at=T0 + timedelta(days=30))
     assert new.supersedes == (old.unit_id,)
     assert bank.get(other.unit_id).status is MemoryStatus.ACTIVE
-    res = bank.recall("Where do my parents live?", k=5, as_of=T0 + timedelta(days=40))
-    assert "Coimbra" in res.hits[0].unit.text and all("Porto" not in h.unit.text for h in res.hits)
+    res = bank.recall("Where do my grandparents live?", k=5, as_of=T0 + timedelta(days=40))
+    assert "Braga" in res.hits[0].unit.text and all("Faro" not in h.unit.text for h in res.hits)
 
 
 def test_facts_kept_in_another_language_are_updated_in_it(engine):

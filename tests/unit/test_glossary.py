@@ -39,8 +39,8 @@ def test_the_gloss_puts_owners_and_qualifiers_before_the_noun(text, english):
 
 
 def test_names_stay_as_written():
-    out = gloss("Mi abuela vive ahora en el Hospital La Paz, Paseo de la Castellana 5.")
-    assert "Hospital La Paz" in out and "Paseo" in out  # "paseo" alone is a walk
+    out = gloss("Mi abuela vive ahora en la Clínica La Luz, Paseo de la Ribera 5.")
+    assert "Clínica La Luz" in out and "Paseo" in out  # "paseo" alone is a walk
     assert gloss("Abuela Rosa vive ahora en Cádiz.").startswith("grandmother Rosa")  # a title before a name
 
 

@@ -36,11 +36,11 @@ def test_a_change_said_in_another_language_rivals_through_its_gloss():
                  "Pasé el fin de semana en el piso nuevo de mi hermana en Lyon, le encanta el río.", question) == REASON
     # someone else's sister, said the way the language says it ("die Schwester von Jonas")
     assert rival("My sister lives in Porto.", "Die Schwester von Jonas wohnt jetzt in Lyon, sagt er.", question) is None
-    dish = "What is my favourite dish?"
-    assert rival("My favourite dish is lamb tagine.",
-                 "O meu prato preferido agora é arroz de pato, como toda semana.", dish) == REASON
-    assert rival("My favourite dish is lamb tagine.",  # my mother's favourite
-                 "O prato preferido da minha mãe agora é arroz de pato, ela pede sempre.", dish) is None
+    food = "What is my favourite food?"
+    assert rival("My favourite food is lamb tagine.",
+                 "A minha comida preferida agora é feijoada, como toda semana.", food) == REASON
+    assert rival("My favourite food is lamb tagine.",  # my sister's favourite
+                 "A comida preferida da minha irmã agora é feijoada, ela pede sempre.", food) is None
 
 
 # (earlier fact, a later look-alike that must leave it standing, question about the earlier fact)
