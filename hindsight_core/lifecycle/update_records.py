@@ -19,10 +19,11 @@ __all__ = ["tool_field_changed"]
 
 _FIELD_EQ = re.compile(r"([A-Za-z][\w.-]*)\s*=\s*")
 _BULLET = r"(?:[-*\u2022\u00b7]|\d{1,2}[.)])\s+"
-_FIELD_COLON = re.compile(rf"(?:^\s*(?:{_BULLET})?|(?<=[.;|] ))([A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){{0,2}}):\s+(\S[^\n]*?)\.?$",
-                          re.M)
+_FIELD_COLON = re.compile(rf"(?:^\s*(?:{_BULLET})?|(?<=[.;|] ))([A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){{0,2}}):\s+"
+                          r"(\S[^\n]*?)\.?$", re.M)
 #: An item of a bulleted list, its name and its value apart by a dash ("- Noor \u2014 flapjacks").
-_FIELD_DASH = re.compile(rf"^\s*{_BULLET}([A-Za-z][\w.'-]*(?: [A-Za-z][\w.'-]*){{0,3}})\s+[\u2014\u2013-]\s+(\S[^\n]*?)\.?$", re.M)
+_FIELD_DASH = re.compile(rf"^\s*{_BULLET}([A-Za-z][\w.'-]*(?: [A-Za-z][\w.'-]*){{0,3}})\s+[\u2014\u2013-]\s+"
+                         r"(\S[^\n]*?)\.?$", re.M)
 #: A bulleted list of such items: read for its fields as a machine record is.
 _LISTED_FIELDS = re.compile(rf"^\s*{_BULLET}[A-Za-z][\w.' -]{{0,40}}?(?::|\s[\u2014\u2013-])\s+\S", re.M)
 _FIELD_END = re.compile(r"[,;|(\n]")

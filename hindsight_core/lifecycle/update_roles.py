@@ -272,12 +272,13 @@ def _at_place(name: str, text: str) -> bool:
 _NAMING = re.compile(r"\b(named|called|name is|name's|names? (are|were)|known as|goes by|go by)\b", re.I)
 _RENAMED = re.compile(r"\b(renam\w+|re-?brand\w*|(now|officially) (called|named|known as)|officially|goes by|going by|"
                       r"new name|name change|changed (his|her|their|its|the) name|"
-                      r"(took|taking|takes|take) (his|her|their|\w+'s) (last )?name)\b", re.I)
+                      r"(took|taking|takes|take) ((his|her|their) )?(\w+'s )?(last )?name)\b", re.I)
 #: "she's Hannah Lindqvist now", "the release channel is called #launch-pad now", "it's 'Harbour Fitness' now".
 _NAME_NOW = re.compile(r"\b(is|'s|are|'re) (officially |now )?((?i:called|named) )?(['\"\u2018\u201c]?[A-Z][\w'&-]+"
                        r"( [A-Z][\w'&-]+){0,3}['\"\u2019\u201d]?|#[\w-]+) now\b")
 
 
+#: A channel named anew: "#launch-pad" is no capitalised name, yet a new one.
 _NEW_CHANNEL = re.compile(r"(?:called|named) #[\w-]+")
 #: "renamed #ops-alerts to #incidents", "renamed the 'Dispensary Shared' folder to 'Pharmacy Ops'".
 _RENAME_TO = re.compile(r"\brenam\w*\s+(?P<old>\S.{0,40}?)\s+(?:to|as|into)\s+(?P<new>\S+)", re.I)

@@ -1242,3 +1242,11 @@ def test_a_labelled_record_may_run_longer_than_a_statement():
     from hindsight_core.lifecycle.update_statements import is_atomic
 
     assert not is_atomic(story, read(story))
+
+
+@pytest.mark.parametrize("newer", [
+    "Carla took her husband's name, she's Carla Duarte on the forms now",
+    "Carla is taking Tomé's name, so it's Carla Duarte from June",
+])
+def test_a_married_name_is_a_rename(newer):
+    assert judge_update("My aunt is Carla Mendes.", newer, 0.4) is not None
