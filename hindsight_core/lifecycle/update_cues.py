@@ -179,11 +179,19 @@ _TAG_QUESTION = re.compile(r"[,\s]+(i guess|i think|i suppose|i reckon|can you b
                            r"lol|haha)\s*\?+\s*$", _F)
 
 
+#: A request to the listener after a statement ("..., can you change it in the address list?"): the
+#: statement stands; the request asks to act on it.
+_REQUEST_TAIL = re.compile(r"[,;]\s+(?:so\s+)?(?:can|could|would) (?:you|someone|somebody|anyone)(?: please)? "
+                           r"(?:change|update|fix|add|send|bring|check|book|correct|note|put|pass|let|tell|remind|"
+                           r"move|swap)\b[^?]*\?+\s*$", _F)
+
+
 def _tagged_statement(sentence: str) -> str | None:
-    """The statement before a hedging tag question (:data:`_TAG_QUESTION`), or None."""
+    """The statement before a hedging tag question (:data:`_TAG_QUESTION`) or a request to act on it
+    (:data:`_REQUEST_TAIL`), or None."""
     if _QUESTION_OPEN.match(sentence):
         return None
-    m = _TAG_QUESTION.search(sentence)
+    m = _TAG_QUESTION.search(sentence) or _REQUEST_TAIL.search(sentence)
     head = sentence[:m.start()].strip() if m else ""
     return head if head and "?" not in head else None
 

@@ -323,7 +323,8 @@ def renamed(older: str, part: str, o: Reading, n: Reading) -> bool:
     if m is None:  # "My aunt is Carla Mendes" / "she's going by Carla Duarte now": a name in the value, said again
         subject, _, value = key_and_value(older)
         value_names = [x for x in o.names if x in value and _written_as_name(x, older)]
-        nouns = [w for w in subject if w not in o.names and w not in _GENERIC_DUTY and not number_like(w)]
+        nouns = [w for w in subject if w not in o.names and w not in _GENERIC_DUTY and not number_like(w)
+                 and not _written_as_name(w, older)]  # "Priya lives in Pune": renaming Priya renames no value
         return bool(value_names) and (any(present(x, n) for x in value_names) or any(present(w, n) for w in nouns))
     subject = [w for w in content(older[:m.start()]) if w not in o.names and w not in _GENERIC_DUTY
                and not number_like(w)]

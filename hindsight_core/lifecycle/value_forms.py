@@ -505,6 +505,9 @@ _ALTERNATIVES = (frozenset({"metric", "imperial"}), frozenset({"celsius", "fahre
                  frozenset({"free", "basic", "standard", "plus", "pro", "premium", "enterprise", "unlimited", "anytime",
                             "off-peak"}),
                  frozenset({"bronze", "silver", "gold", "platinum", "diamond"}))
+#: "went premium", "moved up to the anytime plan": taking another of the set is the change.
+_WENT_TO = (r"\b(?:went|go|going|moved (?:up|down) to|upgraded to|downgraded to|bumped (?:up |down )?to)\s+"
+            r"(?:the\s+|a\s+)?")
 #: Alternatives of two words, read as one ("premium economy" is not "economy").
 _TWO_WORD_ALTERNATIVES = re.compile(r"\b(premium|first|off)[ -](economy|class|peak)\b", re.I)
 
@@ -512,13 +515,14 @@ _TWO_WORD_ALTERNATIVES = re.compile(r"\b(premium|first|off)[ -](economy|class|pe
 def _alternative(older: str, part: str) -> bool:
     """The earlier statement names one of a closed set of alternatives; the later one, with a change
     cue, names another of the set and not the earlier one."""
-    if update_cue(part) not in ("change", "correction"):
-        return False
+    cued = update_cue(part) in ("change", "correction")
     o_words = set(re.findall(r"[\w-]+", _TWO_WORD_ALTERNATIVES.sub(r"\1-\2", older.lower())))
-    n_words = set(re.findall(r"[\w-]+", _TWO_WORD_ALTERNATIVES.sub(r"\1-\2", part.lower())))
+    part = _TWO_WORD_ALTERNATIVES.sub(r"\1-\2", part.lower())
+    n_words = set(re.findall(r"[\w-]+", part))
     for group in _ALTERNATIVES:
         had, has = o_words & group, n_words & group
-        if had and has and not had & has:
+        if had and has and not had & has and (cued or any(re.search(_WENT_TO + re.escape(w) + r"\b", part)
+                                                          for w in has)):
             return True
     return False
 

@@ -229,3 +229,12 @@ def test_a_denial_in_verb_final_order_is_read():
 
     assert denies("no, we have Moritz not on dry food switched, my sister got it wrong")
     assert not denies("we have switched Moritz to dry food")
+
+
+def test_a_statement_closed_by_a_request_to_act_on_it_stands():
+    from hindsight_core.lifecycle.update_cues import assertive_part
+
+    text = "Mila got married and goes by Mila Okoro now, can you change it on the party list?"
+    assert assertive_part(text) == "Mila got married and goes by Mila Okoro now"
+    assert assertive_part("can you change it on the party list?") == ""  # a request alone states nothing
+    assert assertive_part("did Mila get married, can you check?") == ""  # a question with a request

@@ -1250,3 +1250,11 @@ def test_a_labelled_record_may_run_longer_than_a_statement():
 ])
 def test_a_married_name_is_a_rename(newer):
     assert judge_update("My aunt is Carla Mendes.", newer, 0.4) is not None
+
+
+def test_renaming_a_person_renames_no_value_of_theirs():
+    newer = "Anika got married in June and she's going by Anika Okoro now"
+    city = update_strength("Anika lives in Pune.", newer, 0.47)
+    assert city[0] != "renamed"  # her city keeps its name
+    name = update_strength("My cousin is Anika Brandt.", newer, 0.33)
+    assert name[0] == "renamed" and name[1] > city[1]  # the fact the message updates is her name

@@ -173,3 +173,10 @@ def test_an_abbreviated_title_does_not_split_the_statement():
 ])
 def test_a_short_self_statement_is_a_fact_not_small_talk(text, kept):
     assert ("self" in score_text(text).reasons) is kept
+
+
+def test_taking_another_tier_is_the_change():
+    """No cue but the verb: "went premium", "moved up to the anytime plan"."""
+    assert form_change("My climbing gym membership is the basic tier.", "went premium at the climbing gym today", 0.4)
+    assert form_change("My climbing gym membership is the basic tier.", "the premium lounge at the gym looks nice",
+                       0.4) is None
