@@ -514,7 +514,7 @@ _TWO_WORD_ALTERNATIVES = re.compile(r"\b(premium|first|off)[ -](economy|class|pe
 
 def _alternative(older: str, part: str) -> bool:
     """The earlier statement names one of a closed set of alternatives; the later one, with a change
-    cue, names another of the set and not the earlier one."""
+    cue or a verb that takes it ("went premium"), names another of the set and not the earlier one."""
     cued = update_cue(part) in ("change", "correction")
     o_words = set(re.findall(r"[\w-]+", _TWO_WORD_ALTERNATIVES.sub(r"\1-\2", older.lower())))
     part = _TWO_WORD_ALTERNATIVES.sub(r"\1-\2", part.lower())
