@@ -44,9 +44,8 @@ import numpy as np
 
 from hindsight_core.errors import InvalidInputError, LLMError
 from hindsight_core.lifecycle.belief_trust import corroborated, may_supersede, pending_flags
-from hindsight_core.lifecycle.glossary import gloss
 from hindsight_core.lifecycle.update_cues import look_alike, update_cue, without_effective_time
-from hindsight_core.lifecycle.update_languages import (glossable, in_english, is_foreign, linked_across_languages,
+from hindsight_core.lifecycle.update_languages import (is_foreign, linked_across_languages, read_in_english,
                                                        says_changed)
 from hindsight_core.lifecycle.update_rules import (RELATED_MIN_SIM, is_tool_record, judge_update, sibling_fact,
                                                    update_strength)
@@ -325,9 +324,11 @@ def _effective(newer: MemoryUnit) -> datetime:
 def _decide(older: str, newer: str, sim: float, strict_min_sim: float, llm: Any) -> tuple[str | None, bool]:
     """``(reason, by the slot rules)``: the template rules on close pairs, then the slot rules
     (:func:`~hindsight_core.lifecycle.update_rules.judge_update`), then the LLM on ambiguous pairs."""
-    reason = contradicts(older, newer) if sim >= min(strict_min_sim, _TEMPLATE_MIN_SIM) else None
-    if reason is None and sim >= min(strict_min_sim, _TEMPLATE_MIN_SIM) and glossable(older, newer):
-        reason = contradicts(in_english(older), gloss(newer))  # "El gimnasio abre a las 6:30 desde hoy"
+    close = sim >= min(strict_min_sim, _TEMPLATE_MIN_SIM)
+    reason = contradicts(older, newer) if close else None
+    glossed = read_in_english(older, newer) if close and reason is None else None
+    if glossed is not None:
+        reason = contradicts(*glossed)  # "El gimnasio abre a las 6:30 desde hoy"
     if reason is not None:
         return reason, False
     reason = judge_update(older, newer, sim)

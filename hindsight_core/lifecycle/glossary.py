@@ -45,8 +45,8 @@ _KEEP = frozenset({"team", "hotel", "app", "budget", "server", "system", "status
 
 
 def _fold(text: str) -> str:
-    """Lower case without accents ("Thèse" -> "these", "größer" -> "grosser")."""
-    text = text.lower().replace("ß", "ss")
+    """Lower case without accents, one apostrophe ("Thèse" -> "these", "größer" -> "grosser")."""
+    text = text.lower().replace("ß", "ss").replace("’", "'")
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
@@ -118,7 +118,7 @@ def english_word(word: str, compounds: bool = False) -> str | None:
         ('grandmother', 'now', None)
     """
     words, _, stems = _table()
-    folded = _fold(word).replace("’", "'")
+    folded = _fold(word)
     if folded in words:
         return words[folded]
     if folded in _english() and folded != word.lower():
@@ -173,7 +173,7 @@ def gloss(text: str) -> str:
     _, phrases, _ = _table()
     text = _THOUSANDS.sub(lambda m: m.group(0).replace(".", ""), _DECIMAL_COMMA.sub(r"\1.\2", text))
     tokens = _TOKEN.findall(_ELISION.sub(r"\1' ", text))
-    folded = [_fold(t).replace("’", "'") for t in tokens]
+    folded = [_fold(t) for t in tokens]
     german = len(_GERMAN.intersection(folded)) >= 2  # German runs nouns together: "Vollkorn|brot"
     out: list[str] = []
     i = 0

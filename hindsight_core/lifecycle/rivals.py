@@ -51,8 +51,7 @@ from hindsight_core.lifecycle.slots import STOP, Reading, content, hyphenated_wo
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, look_alike, relations,
                                                   update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import is_tool_record, sibling_id
-from hindsight_core.lifecycle.glossary import gloss
-from hindsight_core.lifecycle.update_languages import glossable, in_english, is_foreign, says_changed
+from hindsight_core.lifecycle.update_languages import is_foreign, read_in_english, says_changed
 from hindsight_core.lifecycle.update_rules import (about_someone_else, another_id, key_and_value, one_belief,
                                                    other_instance, other_possessor, said, sibling_fact,
                                                    subject_substituted)
@@ -167,9 +166,8 @@ def rival(older: str, newer: str, query: str) -> str | None:
     A message in another language the rules find nothing in is read again in its English gloss (the
     question's words are English)."""
     found = _rival(older, newer, query)
-    if found is None and glossable(older, newer):
-        found = _rival(in_english(older), gloss(newer), query)
-    return found
+    glossed = None if found else read_in_english(older, newer)
+    return _rival(*glossed, query) if glossed is not None else found
 
 
 def _rival(older: str, newer: str, query: str) -> str | None:

@@ -40,7 +40,7 @@ from hindsight_core.lifecycle.update_keys import CLOSE_SIM, DAY_OR_MONTH, key_an
 from hindsight_core.lifecycle.update_values import same_number_kind
 
 __all__ = ["is_foreign", "says_changed", "in_other_language", "changed_in_other_language", "linked_across_languages",
-           "glossable", "in_english"]
+           "glossable", "read_in_english"]
 
 
 def _fold(text: str) -> str:
@@ -232,9 +232,18 @@ def glossable(older: str, newer: str) -> bool:
     return is_foreign(newer) and not _FOREIGN_LOOK_ALIKE.search(newer)
 
 
-def in_english(text: str) -> str:
-    """``text`` as the English rules read it: its gloss when it is in one of the five languages."""
-    return gloss(text) if is_foreign(text) else text
+def read_in_english(older: str, newer: str) -> tuple[str, str] | None:
+    """``(older, newer)`` as the English rules read them again when they find nothing in the pair as
+    written: ``newer`` glossed, ``older`` glossed too when it is in one of the five languages; None
+    when ``newer`` is not :func:`glossable`.
+
+    Example:
+        >>> read_in_english("My grandparents live in Faro.", "Os meus avós mudaram-se para Braga.")
+        ('My grandparents live in Faro.', 'the my grandparents moved to Braga.')
+    """
+    if not glossable(older, newer):
+        return None
+    return (gloss(older) if is_foreign(older) else older), gloss(newer)
 
 
 def _matches_any(anchors: tuple[str, ...], words: list[str]) -> bool:

@@ -34,9 +34,8 @@ from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_V
                                                   is_tool_record, key_and_value, key_heads, number_like,
                                                   other_subject_id, present, sibling_id, subject_head,
                                                   without_speaker_label, ID_SHAPE)
-from hindsight_core.lifecycle.glossary import gloss
-from hindsight_core.lifecycle.update_languages import (changed_in_other_language, glossable, in_english,
-                                                       in_other_language, is_foreign)
+from hindsight_core.lifecycle.update_languages import (changed_in_other_language, in_other_language, is_foreign,
+                                                       read_in_english)
 from hindsight_core.lifecycle.update_records import tool_field_changed
 from hindsight_core.lifecycle.update_roles import moved_elsewhere, moved_thing, renamed, role_change
 from hindsight_core.lifecycle.update_statements import (is_atomic, is_episode_turn, one_belief, one_sentence, said,
@@ -118,8 +117,9 @@ def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, flo
     gloss, at :data:`GLOSSED_WEIGHT` of the strength."""
     reason, coverage = _judge(older, newer, sim)
     weight = 1.0
-    if not reason and glossable(older, newer):  # "Os meus avós mudaram-se para Braga" for "My grandparents live in Faro"
-        older, newer, weight = in_english(older), gloss(newer), GLOSSED_WEIGHT
+    glossed = None if reason else read_in_english(older, newer)  # "Os meus avós mudaram-se para Braga"
+    if glossed is not None:
+        (older, newer), weight = glossed, GLOSSED_WEIGHT
         reason, coverage = _judge(older, newer, sim)
     if not reason:
         return None, 0.0
