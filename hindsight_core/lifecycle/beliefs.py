@@ -44,7 +44,7 @@ import numpy as np
 
 from hindsight_core.errors import InvalidInputError, LLMError
 from hindsight_core.lifecycle.belief_trust import corroborated, may_supersede, pending_flags
-from hindsight_core.lifecycle.update_cues import look_alike, update_cue, without_effective_time
+from hindsight_core.lifecycle.update_cues import closed_by_request, look_alike, update_cue, without_effective_time
 from hindsight_core.lifecycle.update_languages import (is_foreign, linked_across_languages, read_in_english,
                                                        says_changed)
 from hindsight_core.lifecycle.update_rules import (RELATED_MIN_SIM, is_tool_record, judge_update, sibling_fact,
@@ -237,12 +237,14 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 @functools.lru_cache(maxsize=8192)
 def _asks(text: str) -> bool:
-    """``text`` (what it says, :func:`said`) ends with a question, and is not a statement closed by a request."""
+    """``text`` (what it says, :func:`said`) ends with a question, and is not a statement closed by a request
+    (in a sentence of its own, or after a comma: :func:`~hindsight_core.lifecycle.update_cues.closed_by_request`)."""
     text = said(text).rstrip()
     if not text.endswith("?"):
         return False
     sentences = _SENTENCE.split(text)
-    return not (len(sentences) > 1 and sentences[0].endswith(".") and _REQUEST.match(sentences[-1]))
+    return not ((len(sentences) > 1 and sentences[0].endswith(".") and _REQUEST.match(sentences[-1]))
+                or closed_by_request(sentences[-1]))
 
 
 #: Capitalised words, a sentence's first included: in another language the entity reader finds no

@@ -25,8 +25,10 @@ from __future__ import annotations
 import functools
 import re
 
+from hindsight_core.lifecycle.slots import read
+
 __all__ = ["look_alike", "clause_look_alike", "relations", "update_cue", "assertive_part", "split_clauses", "denies",
-           "shares_with_another", "LOOK_ALIKES"]
+           "shares_with_another", "said_unchanged", "without_shared_new", "closed_by_request", "LOOK_ALIKES"]
 
 _F = re.I
 
@@ -117,6 +119,8 @@ _OTHER_PERSON = re.compile(
     r"^\s*(my|our|her|his|their)\s+(husband|wife|partner|boyfriend|girlfriend|roommate|flatmate|mom|mum|mother|"
     r"dad|father|sister|brother|cousin|friend|aunt|uncle|niece|nephew|grandma|grandpa|neighbou?r|colleague|"
     r"kid|kids|son|daughter|boss)\b|^\s*(mom|mum|dad|grandma|grandpa)('s)?\b", _F)
+#: Someone who corrects the speaker ("Dad corrected me: ..."): what follows is the speaker's own fact.
+_SETS_STRAIGHT = re.compile(r"\s+(?:corrected|reminded) (?:me|us)\b", _F)
 #: "too" adds only at the end of a clause ("I like tea too."); before a word it is a degree ("too easy").
 #: Where a clause ends: punctuation, the end, or a joining "so" / "and" / "but".
 _CLAUSE_END = r"(?=\s*([.,!?;:)]|$|(so|and|but)\b))"
@@ -131,10 +135,14 @@ _REPLACE = re.compile(r"\b(instead|no longer|anymore|any more|replac\w*|switch\w
 #: ("Keep pushing" is encouragement, not a meeting pushed back.)
 _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("correction", re.compile(
-        r"\b(correction|sorry|i meant|meant to say|my (mistake|bad)|mistake|wrong|typo|oops|i had that wrong|"
+        r"\b(correction|corrected (?:me|us)|(?:small|quick|tiny|one) fix|"
+        r"fix (?:to|for) (?:your|my|the) (?:notes?|records?)|sorry|i meant|meant to say|my (mistake|bad)|mistake|wrong|typo|oops|i had that wrong|"
         r"to clarify|actually|mis(heard|read|remembered|typed|spoke|understood))\b|^\W*((oh|ah|no),? )?wait(?=\s*[,:.!\u2014\u2013-]|\s+(i|no|sorry)\b)", _F)),
     ("change", re.compile(
-        r"\b(no longer|anymore|any more|instead|mov(?:e|es|ed|ing)|switch\w*|(?<!before )(?<!without )(?<!avoid )chang\w+|migrat(?:e|es|ed|ing|o)|relocat\w+|replac\w+|"
+        r"\b(no longer|anymore|any more|instead|mov(?:e|es|ed|ing)|switch\w*|"
+        # not "a water change", "an oil change": an event, no change of value
+        r"(?<!before )(?<!without )(?<!avoid )(?<!water )(?<!oil )(?<!nappy )(?<!diaper )(?<!filter )(?<!litter )"
+        r"chang\w+|migrat(?:e|es|ed|ing|o)|relocat\w+|replac\w+|"
         r"renam\w+|upgrad\w+|downgrad\w+|reassign\w*|handed|hand(ed)? over|took over|takes? over|taken over|taking over|promot\w*|"
         r"promo|went (up|down)|up to|down to|cut|rais\w+|lower\w*|bump\w*|trimm\w*|increas\w+|decreas\w+|reduc\w+|"
         r"dropp\w+|pull\w*|kill\w*|quit|retir\w+|cancell?ed for good|reshuffl\w+|cutover|rolled out|"
@@ -142,7 +150,9 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"is live|went live|landed|slipp(?:ed|ing)|slips|rebook\w*|reschedul\w*|postpon\w*|push(ed)? (back|out)|extend\w*|"
         r"tighten\w*|loosen\w*|shorten\w*|lengthen\w*|revis\w*|adjust\w*|swap\w*|officially|overrul\w*|"
         r"handing|upp?ed|stop \w+ing|stopped|stopping|back to|ditch\w*|gave up|giving up|dumped|traded|now on|"
-        r"(?<!keep )(?<!keeps )push(ed|ing)|shift(ed|ing)|(brought|pulled) forward|re-?brand\w*)\b|→|->|=>", _F)),
+        r"(?<!keep )(?<!keeps )push(ed|ing)|shift(ed|ing)|(brought|pulled) forward|re-?brand\w*|"
+        r"the old (?:one|ones|pair|model)\b(?!\s+(?:is|was) (?:still|fine|better))|"
+        r"(?:can'?t|cannot|not|never|won'?t) (?:be )?go(?:ing)? back)\b|→|->|=>", _F)),
     ("effective", re.compile(
         r"\b(as of|starting|starts|from (tomorrow|today|tonight|next|monday|tuesday|wednesday|thursday|friday|saturday|"
         r"sunday|the \d+|this (week|weekend|month|term|sprint|(mon|tues|wednes|thurs|fri|satur|sun)day))|"
@@ -152,7 +162,12 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
 LOOK_ALIKES = tuple(name for name, _ in _CLAUSE_FORMS) + ("question", "denial", "other_person")
 
 _SENT = re.compile(r"(?<=[.!?])\s+|\n+|\s+[—–]\s+|;\s*|\(\d\)\s*")
-_CLAUSE = re.compile(r",\s+(?=(but|so|and then|though|although|which)\b)|\s+but\s+", _F)
+_CLAUSE = re.compile(r",\s+(?=(but|so|and then|though|although|which)\b)|\s+but\s+|"
+                     # a result said after the change ("... cut to £3,100 so maybe skip the kits"), and the
+                     # speaker's own aside ("..., I was mixing it up with prod", "..., I was reading last
+                     # year's notes")
+                     r"\s+(?=so\s+(?:maybe|make sure|please|don'?t|i|we|you|it'?s|that'?s)\b)|"
+                     r",\s+(?=i was \w+ing\b)", _F)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -186,6 +201,12 @@ _REQUEST_TAIL = re.compile(r"[,;]\s+(?:so\s+)?(?:can|could|would) (?:you|someone
                            r"move|swap)\b[^?]*\?+\s*$", _F)
 
 
+def closed_by_request(text: str) -> bool:
+    """``text`` states something and closes by asking to act on it, after a comma ("..., can you
+    change it on the rota?"): a statement, not a question."""
+    return bool(_REQUEST_TAIL.search(text))
+
+
 def _tagged_statement(sentence: str) -> str | None:
     """The statement before a hedging tag question (:data:`_TAG_QUESTION`) or a request to act on it
     (:data:`_REQUEST_TAIL`), or None."""
@@ -212,7 +233,8 @@ def clause_look_alike(clause: str, about: frozenset[str] = frozenset()) -> str |
     if _is_question(clause):
         return "question"
     m = _OTHER_PERSON.search(clause)
-    if m is not None and (m.group(2) or m.group(3)).lower() not in about:
+    if (m is not None and (m.group(2) or m.group(3)).lower() not in about
+            and not _SETS_STRAIGHT.match(clause, m.end())):
         return "other_person"
     for name, pattern in _CLAUSE_FORMS:
         if pattern.search(clause):
@@ -325,3 +347,49 @@ def update_cue(text: str) -> str | None:
 
 
 __all__ += ["is_addition", "without_effective_time"]
+
+
+#: A clause that says its thing did not change: "Family plan unchanged", "the fee stays the same".
+_UNCHANGED = re.compile(r"\b(unchanged|stays? the same|stays? as (?:is|it is)|as before|no change|stays? put|"
+                        r"stays? (?:on|with) (?:the |her |his |their |its |my |our )?(?:usual|same|old))\b", _F)
+#: Clause breaks for :func:`said_unchanged`: lines, bullets, sentences, commas, "but".
+_UNCHANGED_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+|[;|\u2022]|,\s*|\s+but\s+")
+
+
+def said_unchanged(names: list[str], text: str) -> bool:
+    """``text`` names the thing (any of ``names``, words as :func:`~hindsight_core.lifecycle.slots.read`
+    gives them) only in clauses that call it unchanged ("hotel: Harbour Inn, unchanged"; a bare
+    "unchanged" belongs to the clause before it).
+
+    Example:
+        >>> said_unchanged(["plan"], "Basic is £8 now, Family plan unchanged")
+        True
+        >>> said_unchanged(["basic"], "Basic is £8 now, Family plan unchanged")
+        False
+    """
+    scopes: list[tuple[str, bool]] = []
+    for clause in _UNCHANGED_SPLIT.split(text):
+        if not clause or not clause.strip():
+            continue
+        marked = bool(_UNCHANGED.search(clause))
+        if marked and scopes and not read(_UNCHANGED.sub(" ", clause)).tokens:
+            scopes[-1] = (scopes[-1][0] + " " + clause, True)
+        else:
+            scopes.append((clause, marked))
+    naming = [marked for clause, marked in scopes if any(read(clause).has(w) for w in names)]
+    return bool(naming) and all(naming)
+
+
+def without_shared_new(older: str, text: str) -> str:
+    """``text`` with "new" taken out where ``older`` says it before the same word: "the new payments
+    app" in both texts names the project and is no update cue.
+
+    Example:
+        >>> without_shared_new("The new app ships in May.", "The new app is in beta")
+        'The app is in beta'
+    """
+    shared = {m.group(1).lower() for m in re.finditer(r"\bnew\s+([\w-]+)", older, re.I)}
+    if not shared:
+        return text
+    return re.sub(r"\bnew\s+([\w-]+)", lambda m: m.group(1) if m.group(1).lower() in shared else m.group(0), text,
+                  flags=re.I)

@@ -38,7 +38,10 @@ MAIN_VERB = re.compile(
     r"scheduled|set|due|booked|puts?|writes?|sees|visits?|walks?|feeds?|bills?|charges?|points?|speaks?)\b|:", re.I)
 _COPULA = frozenset({"is", "are", "was", "were", "'s", "'re", "'m", "am", "has", "have", "do", "does", ":"})
 #: Machine output: "[jira] ...", "key=value", "Key: value" lines, a shell prompt, a diff line.
-_TOOL_RECORD = re.compile(r"^\s*\[[\w .-]+\]|\b\w+=\S|^\s*\$ |\n\s*[\w ]+:\s+\S|\w+:\s+[^\s:]+\s*\||"
+#: A "key=value" pair counts near a line's start or beside another one, not as a label inside a sentence
+#: ("logs ship under the label app=web"); a prompt may follow its working folder ("~/site $ ls").
+_TOOL_RECORD = re.compile(r"^\s*\[[\w .-]+\]|^[^\n]{0,20}\b\w+=\S|\b\w+=\S[^\n]*\b\w+=\S|^\s*(?:~?[\w/.-]*\s*)?\$ |"
+                          r"\n\s*[\w ]+(?:\s\([\w ]+\))?:\s+\S|\w+:\s+[^\s:]+\s*\||"
                           r"[\w.-]+:\s*[^\s:]+\s*(?:->|→|=>)\s*\S|"  # a diff line "key: old -> new"
                           r"^\s*\{\s*\"\w+\"\s*:", re.M)  # a JSON object
 

@@ -15,7 +15,7 @@ import re
 from hindsight_core.lifecycle.slots import Reading, content, read, same_word
 from hindsight_core.lifecycle.update_keys import NOT_VALUE, is_tool_record, key_and_value, number_like, present
 
-__all__ = ["tool_field_changed"]
+__all__ = ["tool_field_changed", "restates", "attribute_unreported"]
 
 _FIELD_EQ = re.compile(r"([A-Za-z][\w.-]*)\s*=\s*")
 _BULLET = r"(?:[-*\u2022\u00b7]|\d{1,2}[.)])\s+"
@@ -112,3 +112,48 @@ def tool_field_changed(older: str, newer: str, o: Reading) -> bool:
             continue
         return True
     return False
+
+
+#: An old value a record names as old: "(was 7 February)", "previously 100".
+_MARKED_OLD = re.compile(r"\((?:was|previously|formerly|old)\b[^)]*\)|\b(?:was|previously|formerly)\s+\S+(?:\s+\S+)?", re.I)
+#: A diff: its removed lines ("-   limit: 100") beside added ones ("+   limit: 250").
+_DIFF_ADDED = re.compile(r"^\s*\+(?!\+)", re.M)
+_DIFF_REMOVED = re.compile(r"^\s*-(?!-)[^\n]*$", re.M)
+
+
+def restates(values: list[str], record: str) -> bool:
+    """The record lists every one of ``values`` as current, not as what was removed (a diff's "-" line)
+    or named as old ("was 7 February"): it reports that fact unchanged.
+
+    Example:
+        >>> restates(["farah"], "ORN-7 | Owner: Farah | Status: Done")
+        True
+        >>> restates(["100"], "-  limit: 100\\n+  limit: 250")
+        False
+    """
+    current = _MARKED_OLD.sub(" ", record)
+    if _DIFF_ADDED.search(current):
+        current = _DIFF_REMOVED.sub(" ", current)
+    r = read(current)
+    return bool(values) and all(present(v, r) for v in values)
+
+
+#: Words that say how a value holds, not what it is ("is in review right now", "usually in room 4").
+_HEDGES = frozenset({"right", "usually", "currently", "still", "just", "always", "normally", "mostly"})
+
+
+def attribute_unreported(older: str, value: tuple[str, ...], o: Reading, record: Reading) -> bool:
+    """The earlier value describes its attribute in words ("kept for 30 days, then deleted",
+    "run by the web team", "cache size of 2gb"), not only by a name or a number, and the record
+    repeats none of them: its fields are other attributes of the subject. A unit after a number
+    ("1,900 kcal") is no such word.
+
+    Example:
+        >>> older = "cache-svc has a cache size of 2gb"
+        >>> attribute_unreported(older, ("cache", "size", "2gb"), read(older), read("PORT(S) 7001/TCP"))
+        True
+    """
+    units = {t for m in re.findall(r"\d[\d,.:]*\s*([A-Za-z]+)", older) for t in content(m)}
+    words = [w for w in value if not number_like(w) and w not in o.names and w not in NOT_VALUE
+             and w not in _HEDGES and not any(same_word(w, u) for u in units)]
+    return bool(words) and not any(present(w, record) for w in words)

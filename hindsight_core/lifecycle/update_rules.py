@@ -28,15 +28,16 @@ import functools
 import re
 
 from hindsight_core.lifecycle.slots import Reading, hyphenated_word, read, same_word, slots
-from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, shares_with_another,
-                                                  split_clauses, update_cue, without_effective_time)
+from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, said_unchanged,
+                                                  shares_with_another, split_clauses, update_cue,
+                                                  without_effective_time, without_shared_new)
 from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_VALUE, RELATED_MIN_SIM, another_id, is_id,
                                                   is_tool_record, key_and_value, key_heads, number_like,
                                                   other_subject_id, present, sibling_id, subject_head,
                                                   without_speaker_label, ID_SHAPE)
 from hindsight_core.lifecycle.update_languages import (changed_in_other_language, in_other_language, is_foreign,
                                                        read_in_english)
-from hindsight_core.lifecycle.update_records import tool_field_changed
+from hindsight_core.lifecycle.update_records import attribute_unreported, restates, tool_field_changed
 from hindsight_core.lifecycle.update_roles import moved_elsewhere, moved_thing, renamed, role_change
 from hindsight_core.lifecycle.update_statements import (is_atomic, is_episode_turn, one_belief, one_sentence, said,
                                                         split_sentences, without_instructions, without_note_label, lead_fact, spelled_out)
@@ -46,7 +47,7 @@ from hindsight_core.lifecycle.update_subjects import (about_someone_else, anothe
 from hindsight_core.lifecycle.update_values import (near_removal, one_number_per_slot, qualifier_swapped,
                                                     replaced_in_kind, same_number_kind, same_shape, states_new_value,
                                                     value_removed)
-from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, VALUE_FORMS, form_change
+from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, VALUE_FORMS, cued_nearby_form, form_change
 
 # The rule families live in their own modules (keys, statements, subjects, values, roles, records);
 # the public names they had here are re-exported for callers of this module.
@@ -174,7 +175,13 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
         return None, 0.0  # no subject or attribute to update: a remark ("gonna chat with local leaders, ...")
     if denies(newer):
         return None, 0.0
+    # "hotel: Harbour Inn, unchanged", "Mochi stays on her usual": the thing is kept, however the rest reads
+    named = [w for w in subject if re.search(rf"\b(?-i:{re.escape(w.capitalize())})", older)]  # "Mochi"
+    if any(words and said_unchanged(words, newer)
+           for words in (list(key_heads(subject, None, value, subject_head(older))), list(subject), named)):
+        return None, 0.0
     stated = assertive_part(newer, relations(older))
+    stated = without_shared_new(older, stated)  # "the new payments app" said in both is a name, no cue
     cue = update_cue(stated)
     sentences = split_sentences(stated)
     if len(sentences) == 1 or is_tool_record(newer):
@@ -233,6 +240,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     tool = is_tool_record(newer)
     # an amount, a kind switched, a relationship, a key gone, a role, a version, a list
     form = form_change(older, part, sim, cued, tool)
+    if form is None and part_of_many and cue in ("change", "correction"):
+        form = cued_nearby_form(older, part)  # "the Pixel 9 came today. the old one goes to my dad"
     if form is not None and shares_with_another(part):
         return None, 0.0  # "the drinks fridge now alarms above 5°C too": another thing shares the form
     if form is not None and (form in SUBJECT_CHECKED or not another_subject(older, part, o, n)):
@@ -304,13 +313,25 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     close = sim >= CLOSE_SIM and (not part_of_many or concrete)
     # a record counts when it names the subject's head or its slot: "Vexo jams: lift the lid ..." (a
     # how-to) names only the owner of the firmware a maintenance record reports
-    if head_ok and attr_ok and ((tool and (head_said or shared_slot))
+    # a record that lists the earlier value's every name and number reports it unchanged ("Owner: Farah"
+    # after "owned by Farah"): the record's other fields are other attributes
+    if tool and restates([v for v in value if v in o.names or number_like(v)], newer):
+        return None, 0.0
+    # a record's fields are what it reports: with no slot of the earlier statement among them, its words
+    # for the attribute must be ("kept for 30 days" is no field of a crontab line)
+    record_ok = tool and (shared_slot or not attribute_unreported(older, value, o, n))
+    if head_ok and attr_ok and ((record_ok and (head_said or shared_slot))
                                 or (cue and (shared_slot or close or whole_subject))):
         return "same attribute, value changed", coverage
     o_nums = {v for v in value if number_like(v)}
+    # a name of the earlier statement said again anchors a reworded subject ("knocked the millbrook order
+    # down to 25"), unless the number is that name's own version ("Postgres 14": another server's, maybe)
+    named_again = any(present(x, n) for x in o.names if _proper_name(x) and not number_like(x)
+                      and not re.search(rf"\b{re.escape(x)}\w*(?:\s+(?-i:[A-Z])[\w-]*)*\s+v?\d", older, re.I))
     n_nums = [t for t in n.tokens if number_like(t) and not present(t, o)]
     if (o_nums and cue and attr_ok and sim >= RELATED_MIN_SIM
-            and (head_ok or coverage > KEY_COVERAGE or (coverage > 0 and same_number_kind(o_nums, n_nums, o, n)))
+            and (head_ok or coverage > KEY_COVERAGE
+                 or ((coverage > 0 or named_again) and same_number_kind(o_nums, n_nums, o, n)))
             and not any(present(v, n) for v in o_nums) and n_nums):
         return "the number changed", coverage
     if tool and (head_ok or any(present(w, n) for w in nouns)) and (shared_slot or sim >= RELATED_MIN_SIM):
@@ -322,7 +343,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     # the subject's head said again, a cue, the earlier named value (no number or time) gone and a new
     # name in its place ("Our dog Pip eats Acme Kibble" / "vet put Pip on Brightpaw Senior ..., so that
     # is all he gets now"), however far apart MiniLM puts the two texts
-    if (cue and attr_ok and removed == "gone" and sim >= RELATED_MIN_SIM and head_said and not part_of_many
+    if (cue and attr_ok and removed == "gone" and sim >= RELATED_MIN_SIM and head_ok and not part_of_many
             and not o.values and _named_value(older, o, value)
             and any(_proper_name(t) for t in n.names if not present(t, o))):
         return "same subject, another named value", coverage

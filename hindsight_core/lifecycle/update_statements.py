@@ -153,17 +153,24 @@ _NOTE_LABEL = re.compile(r"^\W*(?:noted|note(?: to self)?|notes?|reminder|rememb
                          r"saved|got it|ok(?:ay)?|psa|memo|btw)\s*(?::|-|\u2013|\u2014|,)\s*(?=\S)", re.I)
 
 
+#: A greeting said before the note: "Good afternoon.", "Hi all!".
+_GREETING = re.compile(r"^\W*(?:good (?:morning|afternoon|evening)|hi|hello|hey|morning|evening)"
+                       r"(?: (?:all|everyone|there|team|folks))?\s*[.!,]+\s+(?=\S)", re.I)
+
+
 def without_note_label(text: str) -> str:
-    """``text`` without an opening note label: the word before the colon is the note's kind, not the
-    subject of its fact, so the key is read from what follows.
+    """``text`` without an opening greeting or note label: the word before the colon is the note's kind,
+    not the subject of its fact, so the key is read from what follows.
 
     Example:
         >>> without_note_label("Noted: your resting heart rate usually sits around 68 bpm.")
         'your resting heart rate usually sits around 68 bpm.'
+        >>> without_note_label("Good morning. For the record, the gate code is 4417.")
+        'the gate code is 4417.'
         >>> without_note_label("Passports: blue folder, top shelf.")
         'Passports: blue folder, top shelf.'
     """
-    return _NOTE_LABEL.sub("", text, count=1)
+    return _NOTE_LABEL.sub("", _GREETING.sub("", text, count=1), count=1)
 
 
 #: A second sentence that adds a fact rather than remarking on the first ("It also hosts the bot").
@@ -228,10 +235,15 @@ _INITIALISM = re.compile(r"(?<![\w-])(?-i:[A-Z]{2,4})s?(?![\w-]|\s*\d)")
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
 
 
+#: A numeronym: first letter, how many letters between, last letter ("k8s", "a11y").
+_NUMERONYM = re.compile(r"\b([A-Za-z])(\d{1,2})([A-Za-z])\b")
+
+
 @functools.lru_cache(maxsize=_CACHE)
 def spelled_out(text: str, other: str) -> str:
     """``text`` with each initialism spelled out as the words of ``other`` it abbreviates: "PT" for
-    "physical therapy", "NIC" for "nurse in charge", "CD" for "controlled drug". Only a run of as many
+    "physical therapy", "NIC" for "nurse in charge", "CD" for "controlled drug"; and each numeronym as the
+    word of ``other`` it shortens ("k8s" for "Kubernetes"). Only a run of as many
     consecutive words of ``other`` as the initialism has letters, each starting with its letter, counts;
     an initialism that is itself a word of ``other`` stays.
 
@@ -239,9 +251,16 @@ def spelled_out(text: str, other: str) -> str:
         >>> spelled_out("PT says we drop to every other week", "Physical therapy is every Tuesday at 4pm.")
         'Physical therapy says we drop to every other week'
     """
+    words = _WORD.findall(other)
+
+    def numeronym(m: re.Match[str]) -> str:  # "k8s" for "Kubernetes", "i18n" for "internationalisation"
+        first, count, last = m.group(1).lower(), int(m.group(2)), m.group(3).lower()
+        return next((w for w in words if len(w) == count + 2 and w[0].lower() == first and w[-1].lower() == last),
+                    m.group(0))
+
+    text = _NUMERONYM.sub(numeronym, text)
     if not _INITIALISM.search(text):
         return text
-    words = _WORD.findall(other)
     lowered = {w.lower() for w in words}
 
     def expand(m: re.Match[str]) -> str:

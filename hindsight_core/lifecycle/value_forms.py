@@ -53,7 +53,7 @@ from hindsight_core.lifecycle.slots import STOP, content, names, same_word, slot
 from hindsight_core.lifecycle.update_cues import split_clauses, update_cue
 from hindsight_core.lifecycle.update_keys import is_tool_record
 
-__all__ = ["form_change", "anchored_change", "amounts", "UNIT_NAMES", "FORMS", "SUBJECT_CHECKED", "VALUE_FORMS"]
+__all__ = ["form_change", "cued_nearby_form", "anchored_change", "amounts", "UNIT_NAMES", "FORMS", "SUBJECT_CHECKED", "VALUE_FORMS"]
 
 #: The reason each form returns (also its name in a unit's ``superseded (...)`` flag).
 FORMS = ("the amount changed", "switched to another of its kind", "the relationship changed",
@@ -126,6 +126,10 @@ def _unit(word: str) -> str:
     return word
 
 
+#: How many times, said in one word.
+_TIMES = {"once": 1, "twice": 2, "thrice": 3}
+
+
 def _split_number(word: str) -> tuple[float, str | None] | None:
     """``(number, unit written on it)`` for "55g" -> ``(55, "gram")``, "10k" -> ``(10000, None)``,
     "8,000" -> ``(8000, None)``, "\u00be" -> ``(0.75, None)``; None when ``word`` is no number
@@ -148,13 +152,15 @@ def amounts(text: str) -> tuple[tuple[float, str], ...]:
     """``(number, unit)`` pairs stated as amounts: "two weeks" -> ``(2, "week")``, "48 hours" ->
     ``(48, "hour")``, "3 kids" -> ``(3, "kid")``, "55g" and "55 grams" -> ``(55, "gram")``. Differences
     ("by two days", "two more weeks") and past offsets ("three weeks ago") are not amounts. "a"/"an"
-    count only before a time unit."""
+    count only before a time unit; "twice" is ``(2, "time")``."""
     words = re.findall(r"[\d\u00bc\u00bd\u00be\u2153\u2154][\d.,:/]*[a-z%$]*\d?|m3\b|[a-z]+(?:'[a-z]+)?", text.lower())
     words = [w.rstrip(".,") if w[0].isdigit() else w for w in words]  # "40k." ends a sentence
     out: list[tuple[float, str]] = []
     for i, w in enumerate(words):
         if w in _NUMBER_WORDS:
             value, unit = float(_NUMBER_WORDS[w]), None
+        elif w in _TIMES:
+            value, unit = float(_TIMES[w]), "time"  # "twice a week" is "2 times a week"
         else:
             split = _split_number(w)
             if split is None:
@@ -206,10 +212,26 @@ def _amount_changed(older: str, part: str, sim: float, cued: bool = False) -> bo
     units = {u for _, u in old} | {u for _, u in new}
     key = [w for w in content(older) if not any(c.isdigit() for c in w) and _unit(w) not in units
            and w not in _NUMBER_WORDS]
-    return any(any(same_word(k, t) for t in content(part)) for k in key) or sim >= _CLOSE_SIM
+    if any(any(same_word(k, t) for t in content(part)) for k in key) or sim >= _CLOSE_SIM:
+        return True
+    # a measure written with its unit of weight or volume ("55g" / "70g", "50 mcg" / "75 mcg"), one of
+    # that unit on each side, is the key itself when the two texts are related at all
+    # (and no other named owner: "Pickle's weigh-in: 4.6 kg" is not Biscuit's weight)
+    measured = [u for u in _MEASURES if sum(u == x for _, x in old) == 1 and sum(u == x for _, x in new) == 1]
+    o_caps, n_caps = _capitalised(older), _capitalised(part)
+    other_owner = bool(o_caps - n_caps) and bool(n_caps - o_caps)
+    return bool(measured) and sim >= _RELATED_SIM and not other_owner
+
+
+def _capitalised(text: str) -> set[str]:
+    """Capitalised words of ``text`` that are no function word (a sentence's first one included)."""
+    return {w.lower() for w in re.findall(r"\b[A-Z][a-z]{2,}", text)} - STOP
 
 
 _CLOSE_SIM = 0.55  # as update_rules.CLOSE_SIM: a reworded statement of one fact
+_RELATED_SIM = 0.25  # as update_keys.RELATED_MIN_SIM: the two texts are about one thing at all
+#: Units of weight and volume: what a dose or a portion is measured in.
+_MEASURES = frozenset({"gram", "kilogram", "milligram", "microgram", "millilitre", "litre", "iu", "ounce", "pound"})
 #: How far along a piece of work is: a later share replaces the earlier one without a cue ("30%
 #: complete" / "~75% there").
 _PROGRESS = re.compile(r"\b\d+(?:\.\d+)?\s?%\s*(?:complete|completed|done|through|there|finished|migrated|in)\b|"
@@ -486,10 +508,11 @@ def _product_version_changed(older: str, part: str, machine: bool = False) -> bo
     return _another_version(older, part)
 
 
-def _another_model(older: str, part: str) -> bool:
+def _another_model(older: str, part: str, cued: bool = False) -> bool:
     """"My tracker is a Fitbit Charge 4" / "upgraded to the Charge 6": a model number after a capitalised
-    product word, another one under an update cue. The caller checks that no other subject owns it."""
-    return update_cue(part) is not None and _another_version(older, part, models=True)
+    product word, another one under an update cue (``cued``: the message has one elsewhere). The caller
+    checks that no other subject owns it."""
+    return (cued or update_cue(part) is not None) and _another_version(older, part, models=True)
 
 
 #: Closed sets of alternatives: one holds at a time, so another from the set under a change cue replaces it.
@@ -499,32 +522,52 @@ _ALTERNATIVES = (frozenset({"metric", "imperial"}), frozenset({"celsius", "fahre
                  frozenset({"aisle", "window"}), frozenset({"12-hour", "24-hour"}),
                  frozenset({"kilometres", "kilometers", "km", "miles"}), frozenset({"kg", "kilos", "pounds", "lbs"}),
                  frozenset({"formal", "casual"}), frozenset({"remote", "hybrid", "onsite", "in-office"}),
-                 frozenset({"tabs", "spaces"}), frozenset({"vim", "neovim", "emacs", "vscode"}),
+                 frozenset({"tabs", "spaces"}), frozenset({"vim", "neovim", "emacs", "vscode", "vs-code"}),
                  # a cabin, a plan's tier, a loyalty status: one at a time
                  frozenset({"economy", "premium-economy", "business", "first-class"}),
                  frozenset({"free", "basic", "standard", "plus", "pro", "premium", "enterprise", "unlimited", "anytime",
                             "off-peak"}),
-                 frozenset({"bronze", "silver", "gold", "platinum", "diamond"}))
-#: "went premium", "moved up to the anytime plan": taking another of the set is the change.
-_WENT_TO = (r"\b(?:went|go|going|moved (?:up|down) to|upgraded to|downgraded to|bumped (?:up |down )?to)\s+"
-            r"(?:the\s+|a\s+)?")
-#: Alternatives of two words, read as one ("premium economy" is not "economy").
-_TWO_WORD_ALTERNATIVES = re.compile(r"\b(premium|first|off)[ -](economy|class|peak)\b", re.I)
+                 frozenset({"bronze", "silver", "gold", "platinum", "diamond"}),
+                 # a diet
+                 frozenset({"vegetarian", "vegan", "pescatarian", "pescetarian", "omnivore", "flexitarian"}))
+#: "went premium", "moved up to the anytime plan", "going fully vegan": taking another of the set is the change.
+_WENT_TO = (r"\b(?:went|go|going|gone|turned|turning|became|becoming|moved (?:up|down) to|upgraded to|downgraded to|"
+            r"bumped (?:up |down )?to)\s+(?:the\s+|a\s+)?(?:fully\s+|full\s+|completely\s+|totally\s+)?")
+#: Alternatives of two words, read as one ("premium economy" is not "economy"; "VS Code").
+_TWO_WORD_ALTERNATIVES = re.compile(r"\b(premium|first|off|vs)[ -](economy|class|peak|code)\b", re.I)
 
 
-def _alternative(older: str, part: str) -> bool:
+def _alternative(older: str, part: str, cued: bool = False) -> bool:
     """The earlier statement names one of a closed set of alternatives; the later one, with a change
-    cue or a verb that takes it ("went premium"), names another of the set and not the earlier one."""
-    cued = update_cue(part) in ("change", "correction")
+    cue (``cued``: the message has one elsewhere) or a verb that takes it ("went premium"), names another
+    of the set and not the earlier one."""
+    cued = cued or update_cue(part) in ("change", "correction")
     o_words = set(re.findall(r"[\w-]+", _TWO_WORD_ALTERNATIVES.sub(r"\1-\2", older.lower())))
     part = _TWO_WORD_ALTERNATIVES.sub(r"\1-\2", part.lower())
     n_words = set(re.findall(r"[\w-]+", part))
     for group in _ALTERNATIVES:
         had, has = o_words & group, n_words & group
-        if had and has and not had & has and (cued or any(re.search(_WENT_TO + re.escape(w) + r"\b", part)
-                                                          for w in has)):
+        if had and has and not had & has and (cued or any(_taken_by_subject(older, part, m.start()) for w in has
+                                                          for m in re.finditer(_WENT_TO + re.escape(w) + r"\b", part))):
             return True
     return False
+
+
+#: Words between a taker and its verb: "has gone", "'s finally gone", "just went".
+_AUXILIARY = frozenset({"has", "have", "had", "is", "was", "'s", "’s", "'ve", "’ve", "just", "finally", "officially", "now",
+                        "also", "then", "all", "both"})
+
+
+def _taken_by_subject(older: str, part: str, at: int) -> bool:
+    """Who takes the alternative at ``at`` in ``part`` is the earlier subject: no one named (a note),
+    the speaker ("I", "we"), or a word of the earlier statement ("my flatmate has gone vegan" is the
+    flatmate's change, not the speaker's)."""
+    before = [w for w in re.findall(r"[\w'’]+", part[:at].lower().replace("’", "'"))[-4:]
+              if w not in _AUXILIARY and not w.startswith("'")]
+    if not before:
+        return True
+    taker = re.sub(r"'(?:s|ve|m|re|d)$", "", before[-1])
+    return taker in ("i", "we", "you") or bool(re.search(rf"\b{re.escape(taker)}\b", older.lower()))
 
 
 _LIST = re.compile(r":\s*([^:]+,[^:]+)$")
@@ -639,6 +682,17 @@ def form_change(older: str, part: str, sim: float = 0.0, cued: bool = False, mac
     from now on"). ``machine``: the later text is machine output (a pasted ``python --version``).
     """
     return next((form for form, changed in _CHECKS if changed(older, part, sim, cued, machine)), None)
+
+
+def cued_nearby_form(older: str, part: str) -> str | None:
+    """For one sentence of a message whose update cue sits in another sentence ("the Pixel 9 came
+    today. the old one goes to my dad"): the forms anchored in a closed set of alternatives or
+    in a model's name, read with that cue. Forms of looser anchors (an amount) need their own cue."""
+    if _alternative(older, part, cued=True):
+        return "switched to the alternative"
+    if _another_model(older, part, cued=True):
+        return "another model of the product"
+    return None
 
 
 def anchored_change(older: str, newer: str) -> bool:

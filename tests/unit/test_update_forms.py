@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from hindsight_core.lifecycle.update_cues import look_alike, update_cue
+from hindsight_core.lifecycle.update_cues import look_alike, update_cue, without_shared_new
 from hindsight_core.lifecycle.update_keys import is_tool_record
-from hindsight_core.lifecycle.update_rules import judge_update
+from hindsight_core.lifecycle.update_records import restates
+from hindsight_core.lifecycle.update_rules import judge_update, update_strength
 from hindsight_core.lifecycle.update_subjects import negates_another
 
 SIM = 0.5  # a middling cosine: the rules, not the similarity, decide these pairs
@@ -238,3 +239,136 @@ def test_a_statement_closed_by_a_request_to_act_on_it_stands():
     assert assertive_part(text) == "Mila got married and goes by Mila Okoro now"
     assert assertive_part("can you change it on the party list?") == ""  # a request alone states nothing
     assert assertive_part("did Mila get married, can you check?") == ""  # a question with a request
+
+
+# --- landing 37: sentences written for these tests ---------------------------------------------------------
+
+@pytest.mark.parametrize("older, newer", [
+    # a record that lists the earlier value as current reports it unchanged; another field is another attribute
+    ("The Orion rollout is owned by Farah.", "ORN-12 | Epic: Orion rollout | Owner: Farah | Status: Testing"),
+    # an item called unchanged in a list of changes
+    ("The venue hotel is the Harbour Inn.", "Trip update:\n• train: 08:10 now, not 07:40\n• hotel: Harbour Inn, unchanged"),
+    ("Mochi (the grey cat) eats Lily's Kitchen Adult.",
+     "Switched Tigger, our other cat, to Applaws Senior; Mochi stays on her usual."),
+    # a water change is an event, not a change of the feeding
+    ("Office aquarium tetras: fed twice a day with NovaFlake pellets.",
+     "Office aquarium gets a water change every other Monday (Rui)."),
+    # someone else takes another diet
+    ("Noted: you're vegetarian.", "Priya has gone fully vegan this month, need recipes for when she visits"),
+    # the number is the version of a named product on another machine
+    ("The QA laptop runs Zephyr Studio 3.1.", "Zephyr Studio on the demo PC is 4.0 now"),
+])
+def test_landing_37_look_alikes_stay_non_updates(older, newer):
+    assert judge_update(older, newer, SIM) is None
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("The train leaves at 07:40.", "Trip update:\n• train: 08:10 now, not 07:40\n• hotel: Harbour Inn, unchanged"),
+    # a relative who set the speaker straight: what follows is the speaker's own correction
+    ("Uncle Bram's anniversary is on June 9.", "Dad corrected me: Uncle Bram's anniversary is June 19; the 9th is Aunt Ria's."),
+    # a named pet switched to another named food, the attribute unsaid
+    ("Pippa (our spaniel) eats Acana Puppy.", "We switched Pippa to Orijen Senior, her coat was getting dull."),
+    # another diet of the closed set, taken by its verb
+    ("I'm vegetarian.", "Starting in January I'm going fully vegan."),
+    # a result clause or the speaker's aside after the change does not make it a plan or a past event
+    ("The lab's reagent budget is £4,000 for the term.",
+     "grim news: the reagent budget got cut to £3,100 for the term so maybe skip the fancy kits"),
+    ("Our monthly gym budget is $90.",
+     "wait, I think I gave you the wrong gym number. we agreed on $120 a month, I was looking at last year's notes."),
+    # a numeronym for the earlier subject's word
+    ("The staging Kubernetes cluster runs in eu-west-1.",
+     "correction re staging k8s: it's actually in eu-central-1, I was mixing it up with prod"),
+    # a name of the earlier statement said again anchors a reworded number
+    ("The café gets 40 loaves a week from Millbrook Farm.", "quiet season, so I knocked the millbrook order down to 25 a week"),
+])
+def test_landing_37_update_forms(older, newer):
+    assert judge_update(older, newer, SIM) is not None
+
+
+def test_the_old_one_retired_is_a_change_cue():
+    assert update_cue("the Pixel 9 came today, the old one is going to my dad") == "change"
+    assert update_cue("the old one is still fine for camping") is None
+
+
+def test_a_record_updates_the_fact_whose_attribute_it_reports():
+    record = ("after the move:\n$ kubectl get svc checkout-cache -n shop\n"
+              "NAME             TYPE        CLUSTER-IP    PORT(S)    AGE\n"
+              "checkout-cache   ClusterIP   10.4.1.7      7011/TCP   2d")
+    port = update_strength("Checkout's cache instance listens on port 7001 (non-default so it does not clash with "
+                           "the queue).", record, 0.42)
+    memory = update_strength("checkout-cache has maxmemory at 2gb w/ lru eviction", record, 0.26)  # no field of it
+    assert port[0] is not None and port[1] > memory[1]
+
+
+@pytest.mark.parametrize("values, record, restated", [
+    (["farah"], "ORN-12 | Owner: Farah | Status: Testing", True),
+    (["12", "may"], "Due date: 9 June (was 12 May) | Owner: Farah", False),  # named as the old value
+    (["farah"], "-  owner: farah\n+  owner: dmitri", False),  # a diff's removed line
+])
+def test_a_record_restates_a_value_only_as_current(values, record, restated):
+    assert restates(values, record) is restated
+
+
+def test_new_in_the_name_both_texts_share_is_no_cue():
+    older = "Codename for the new payments app: Heron."
+    assert judge_update(older, "The new payments app targets an April beta.", 0.6) is None  # close, yet no cue
+    assert without_shared_new(older, "new payments app: new name Kite") == "payments app: new name Kite"
+
+
+def test_a_tool_written_in_two_words_is_one_of_its_alternatives():
+    assert judge_update("I do all my coding in VS Code.", "a month into Emacs and I can't go back", SIM) is not None
+
+
+def test_a_cue_in_another_sentence_reaches_a_model_name():
+    older = "My e-reader is a Kindle Paperwhite 5."
+    assert judge_update(older, "The Paperwhite 6 came today. The old one is going to my niece.", SIM) is not None
+    assert judge_update(older, "The Paperwhite 6 came today for my niece. She loves it.", SIM) is None  # no cue
+
+
+def test_a_statement_closed_by_a_request_after_a_comma_is_a_belief():
+    from hindsight_core.lifecycle.beliefs import is_belief
+
+    said = "Marta got married and goes by Marta Silva now, can you change it on the guest list?"
+    assert is_belief("world", "active", None, (), said)
+    assert not is_belief("world", "active", None, (), "is Marta going by Silva now?")
+
+
+def test_a_small_fix_to_the_notes_is_a_correction():
+    older = "Oskar Lind is the engineering manager for the payments team."
+    assert update_cue("small fix to your notes: Oskar manages search") == "correction"
+    assert judge_update(older, "small fix to your notes: Oskar manages the search team. payments is under Ines.",
+                        0.6) is not None
+    assert judge_update(older, "Oskar manages the search team. payments is under Ines.", 0.6) is None  # no cue
+
+
+def test_a_measure_with_its_unit_is_its_own_key():
+    assert judge_update("the tortoise gets 30g of greens a day", "vet says bump him to 45g a day, he is growing fast",
+                        0.4) is not None
+    # another named owner of the same kind of measure
+    assert judge_update("Pepper weighed 9.1 kg at the vet in May.",
+                        "Rolo's weigh-in today: 3.2 kg, someone has been feeding him toast since Ana started.", 0.45) is None
+
+
+def test_twice_is_an_amount_of_times():
+    assert judge_update("Noted: the coach has me doing hill sprints 3 times a week.",
+                        "correction on the sprints, coach said twice a week max while my calf heals", 0.45) is not None
+
+
+@pytest.mark.parametrize("text, record", [
+    ("search-api logs go to the archive bucket under the tag env=prod, kept 30 days.", False),  # prose with a label
+    ("[deploy] env=prod replicas=4", True),
+    ("build host: cores=16 mem=64g", True),
+    ("replicas=6 on the prod cluster since Monday", True),  # a key=value opening the line
+    ("~/code/site $ python --version\nPython 3.12.1", True),  # a prompt after its working folder
+    ("WATCH SUMMARY\n  avg pace (run):  5:12 /km", True),  # a field name with a qualifier
+    ("I paid $ 5 for it", False),
+])
+def test_a_key_value_pair_inside_a_sentence_is_no_record(text, record):
+    assert is_tool_record(text) is record
+
+
+def test_a_greeting_before_the_fact_is_set_aside():
+    older = "Good morning. For the record, my doctor has me on metformin, 500 mg, one tablet with dinner."
+    newer = "Dr Osei rang this morning - she has put the metformin up to 1000 mg, still with dinner. - Tom"
+    assert judge_update(older, newer, 0.6) is not None
+

@@ -14,6 +14,7 @@ from hindsight_core.lifecycle.value_forms import FORMS, amounts, form_change
     ("The warranty covers two years.", ((2.0, "year"),)),
     ("we need 48 hours of notice", ((48.0, "hour"),)),
     ("three business days at most", ((3.0, "day"),)),
+    ("twice a week", ((2.0, "time"), (1.0, "week"))),  # how many times, in one word
     ("pushed it back by two weeks", ()),  # a difference, not the amount
     ("it took two more weeks", ()),
     ("I saw her three weeks ago", ()),
