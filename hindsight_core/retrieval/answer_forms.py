@@ -39,6 +39,8 @@ _ASKS = (
     ("frequency", re.compile(r"\bhow often\b|\bhow many times\b", re.I)),
     ("time", re.compile(r"^\W*when\b|\bwhat (?:time|day|date)\b|\bwhich (?:day|date)\b", re.I)),
     ("place", re.compile(r"^\W*where\b", re.I)),  # after "status": "where are we with ..." asks for one
+    ("port", re.compile(r"\bports?\b", re.I)),
+    ("name", re.compile(r"\b(?:code ?name|called|named)\b|\bname (?:of|for)\b|\bwhat(?:'s| is) (?:\w+ ){0,4}name\b", re.I)),
 )
 #: A person's name: after a title; a capitalised word inside a sentence (not "Building C", "Room 4");
 #: or one opening a sentence as its subject ("Tomasz is stepping up", "Bev's retiring").
@@ -65,8 +67,9 @@ _FREQUENCY = re.compile(r"\b(?:daily|weekly|fortnightly|monthly|yearly|annually|
 
 
 def asked_form(query: str) -> str | None:
-    """``"person"``, ``"status"``, ``"role"``, ``"frequency"``, ``"time"`` or ``"place"``: the form of
-    answer ``query`` asks for, if it says."""
+    """``"person"``, ``"status"``, ``"role"``, ``"frequency"``, ``"time"``, ``"place"``, ``"port"`` or
+    ``"name"`` (a thing's name: "What is the project called?"): the form of answer ``query`` asks for,
+    if it says."""
     return next((form for form, asks in _ASKS if asks.search(query)), None)
 
 
@@ -87,11 +90,14 @@ _PLACE = re.compile(rf"\b(?:(?:{_AT})\s+(?:(?-i:[A-Z])[\w'-]+|[a-z][\w.-]*\d[\w.
                     rf"(?:{_AT}|by)\s+(?:the|a|an|our|my|his|her|their|its)\s+"
                     r"(?!(?:morning|afternoon|evening|night|weekend|week|month|year|moment|end|start|time|same)\b)"
                     r"[\w'-]+)", re.I)
-_VALUES = {"status": _STATUS, "role": _ROLE, "time": _TIME, "frequency": _FREQUENCY, "place": _PLACE}
+#: A port: a number of two to five digits standing alone (not a version, an address, a time or an amount).
+_PORT = re.compile(r"(?<![\w.:/$£€-])\d{2,5}(?![\w.%:/-])(?!\s*(?:days?|weeks?|months?|years?|hours?|h|mins?|minutes?|"
+                   r"seconds?|s|ms|gb|mb|tb|kb|k|x|people|users|nodes|replicas|requests|per)\b)", re.I)
+_VALUES = {"status": _STATUS, "role": _ROLE, "time": _TIME, "frequency": _FREQUENCY, "place": _PLACE, "port": _PORT}
 
 
 def _values(text: str, form: str) -> frozenset[str]:
-    if form == "person":
+    if form in ("person", "name"):  # a thing's name is written as a person's is
         return frozenset(_names(text))
     return frozenset(m.group(0).lower() for m in _VALUES[form].finditer(text))
 
@@ -99,7 +105,7 @@ def _values(text: str, form: str) -> frozenset[str]:
 @functools.lru_cache(maxsize=1024)  # asked once per question, answered for each of the head's texts
 def _named_by(query: str, form: str) -> frozenset[str]:
     """The values of ``form`` the question names itself (for a person, any capitalised word of it)."""
-    if form == "person":
+    if form in ("person", "name"):
         return _values(query, form) | {w.lower() for w in re.findall(r"[A-Z][\w'-]+", query)}
     return _values(query, form)
 

@@ -17,7 +17,9 @@ from hindsight_core.retrieval.answer_forms import answer_first, asked_form, hold
     ("What day does the choir practise?", "time"),
     ("How often do we back up the NAS?", "frequency"),
     ("Where do we keep the spare bike lock?", "place"),
-    ("Which port does the cache listen on?", None),
+    ("Which port does the cache listen on?", "port"),
+    ("What is the new payments app called?", "name"),
+    ("What's the codename for the search rewrite?", "name"),
     ("How much is the gym membership?", None),
 ])
 def test_asked_form(query, form):
@@ -69,3 +71,14 @@ def test_answer_first_lets_the_current_fact_with_an_answer_lead():
 def test_answer_first_leaves_the_ranking_alone(query, current):
     fused = [("place", 0.9), ("note", 0.8), ("new", 0.7), ("other", 0.1)]
     assert answer_first(fused, TEXTS.get, query, current=current) == fused
+
+
+@pytest.mark.parametrize("text, form, query, holds", [
+    ("cache-svc moved to 7001 this morning", "port", "Which port does cache-svc listen on?", True),
+    ("cache-svc logs are kept 30 days in the archive bucket", "port", "Which port does cache-svc listen on?", False),
+    ("cache-svc runs 3 replicas behind the gateway", "port", "Which port does cache-svc listen on?", False),
+    ("Legal asked for a rename, so the app is called Kite now.", "name", "What is the new payments app called?", True),
+    ("The new payments app targets an April beta.", "name", "What is the new payments app called?", False),
+])
+def test_holds_a_port_or_a_name(text, form, query, holds):
+    assert holds_answer(text, form, query) is holds
