@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Collection
 
 from hindsight_core.lifecycle.slots import Reading, hyphenated_word, read, same_word, slots
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, said_unchanged,
@@ -265,6 +266,10 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     if is_addition(part) and not any(number_like(t) for t in n.tokens) and cue != "correction":
         return None, 0.0
     new_value = states_new_value(o, n, value)
+    if _replaces_another(older, part):
+        return None, 0.0  # "collects Mum at 8:10 not 8:25": the old value named is not this fact's
+    if any(same_word(m.group(1).lower(), w) for m in _NOT_THE.finditer(part) for w in subject):
+        return None, 0.0  # "Harbour Catering (..., not the bakery)": the earlier subject named as not meant
     # the slots of what is said about the subject: "office hours" names no location of its own
     o_said = slots(" ".join(([verb] if verb else []) + list(key_and_value(older)[2])))
     n_said = slots(" ".join(t for t in n.tokens if not any(same_word(t, w) for w in subject)))
@@ -323,7 +328,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     if head_ok and attr_ok and ((record_ok and (head_said or shared_slot))
                                 or (cue and (shared_slot or close or whole_subject))):
         return "same attribute, value changed", coverage
-    o_nums = {v for v in value if number_like(v)}
+    # a number that labels a thing ("locker 318", "room 12") is no amount a price or a count replaces
+    o_nums = {v for v in value if number_like(v) and not _labelled(v, older)}
     # a name of the earlier statement said again anchors a reworded subject ("knocked the millbrook order
     # down to 25"), unless the number is that name's own version ("Postgres 14": another server's, maybe)
     named_again = any(present(x, n) for x in o.names if _proper_name(x) and not number_like(x)
@@ -332,7 +338,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     if (o_nums and cue and attr_ok and sim >= RELATED_MIN_SIM
             and (head_ok or coverage > KEY_COVERAGE
                  or ((coverage > 0 or named_again) and same_number_kind(o_nums, n_nums, o, n)))
-            and not any(present(v, n) for v in o_nums) and n_nums):
+            and not any(present(v, n) for v in o_nums) and n_nums
+            and _as_share(o_nums, older) == _as_share(n_nums, part)):  # "66%" is no price of "£6"
         return "the number changed", coverage
     if tool and (head_ok or any(present(w, n) for w in nouns)) and (shared_slot or sim >= RELATED_MIN_SIM):
         return "a tool reports another value", coverage
@@ -348,6 +355,35 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
             and any(_proper_name(t) for t in n.names if not present(t, o))):
         return "same subject, another named value", coverage
     return None, 0.0
+
+
+#: The old value a message names beside the new one: "8:10 not 8:25", "instead of 8:25", "(was 8:25)".
+_NAMED_OLD = re.compile(r"\b(?:not|instead of|rather than|was)\s+(\d[\d:.,]*(?:\s?[ap]m)?)", re.I)
+
+
+#: Words before a number that labels a thing rather than counting it ("locker 318", "room 12").
+_LABEL_WORDS = r"unit|room|flat|apt|apartment|suite|stall|bay|gate|platform|desk|locker|pitch|plot|bed|ward|no\.?|number"
+
+
+def _as_share(numbers: Collection[str], text: str) -> bool:
+    """Every one of ``numbers`` is written in ``text`` as a share ("66%")."""
+    return all(re.search(rf"(?<![\d.]){re.escape(v.rstrip('%'))}\s?%", text) for v in numbers)
+
+
+def _labelled(number: str, text: str) -> bool:
+    """``text`` writes ``number`` as a label, after one of :data:`_LABEL_WORDS`."""
+    return bool(re.search(rf"\b(?:{_LABEL_WORDS})\s+#?{re.escape(number)}\b", text, re.I))
+
+
+#: A thing named as not the one meant: "(not the bakery)", "not our Leeds site".
+_NOT_THE = re.compile(r"\bnot (?:the|our|my|their) ([\w-]+)\b", re.I)
+
+
+def _replaces_another(older: str, part: str) -> bool:
+    """``part`` names the number or time it replaces, and ``older`` does not hold it: the change is
+    another fact's."""
+    olds = [m.group(1).rstrip(".,") for m in _NAMED_OLD.finditer(part)]
+    return bool(olds) and not any(re.search(rf"(?<![\d:.]){re.escape(v)}(?![\d:])", older) for v in olds)
 
 
 #: An acronym of two to four capitals ("in QA", "the DRI"): a stage or a title more often than a name.

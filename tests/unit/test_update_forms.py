@@ -372,3 +372,28 @@ def test_a_greeting_before_the_fact_is_set_aside():
     newer = "Dr Osei rang this morning - she has put the metformin up to 1000 mg, still with dinner. - Tom"
     assert judge_update(older, newer, 0.6) is not None
 
+
+
+def test_the_old_value_named_by_the_message_must_be_this_facts():
+    newer = "the community bus now collects Mum for physio at 8:10 not 8:25, they changed the route"
+    assert judge_update("Mum's physio is Tue/Thu, starts 9am at the Leisure Centre.", newer, 0.7) is None
+    assert judge_update("The community bus collects Mum for physio at 8:25.", newer, 0.7) is not None
+
+
+def test_the_earlier_subject_named_as_not_meant_is_another_entity():
+    newer = "New client! Harbour Catering (Nadia's cousin's firm, not the bakery) signed up today. Ola will do their books."
+    assert judge_update("Harbour Bakery: bookkeeping done by Nadia Osei, monthly.", newer, 0.56) is None
+    # "not the garage" names the earlier value, not its subject: still a change
+    assert judge_update("The bikes are kept in the garage.", "the bikes live in the shed now, not the garage", 0.6)
+
+
+def test_a_number_that_labels_a_thing_is_no_amount():
+    newer = "the locker rent goes up to £60 a month from next month, ugh"
+    assert judge_update("Our storage locker is at KeepSafe Dorking, locker 318.", newer, 0.4) is None
+    assert judge_update("Our storage locker rent is £48 a month.", newer, 0.6) is not None
+
+
+def test_a_share_is_no_price():
+    newer = "Waffles go up to £6 a plate next week, new menus are being printed."
+    assert judge_update("Waffles come with the salted caramel sauce (Valrhona 66%).", newer, 0.5) is None
+    assert judge_update("Waffles are £5 a plate.", newer, 0.6) is not None
