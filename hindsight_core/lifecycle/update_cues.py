@@ -367,6 +367,8 @@ def said_unchanged(names: list[str], text: str) -> bool:
         >>> said_unchanged(["basic"], "Basic is £8 now, Family plan unchanged")
         False
     """
+    if not _UNCHANGED.search(text):
+        return False  # (asked of every pair the rules compare: no clause can be marked)
     scopes: list[tuple[str, bool]] = []
     for clause in _UNCHANGED_SPLIT.split(text):
         if not clause or not clause.strip():

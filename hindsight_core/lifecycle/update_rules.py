@@ -177,7 +177,7 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     if denies(newer):
         return None, 0.0
     # "hotel: Harbour Inn, unchanged", "Mochi stays on her usual": the thing is kept, however the rest reads
-    named = [w for w in subject if re.search(rf"\b(?-i:{re.escape(w.capitalize())})", older)]  # "Mochi"
+    named = [w for w in subject if re.search(rf"\b{re.escape(w.capitalize())}", older)]  # "Mochi"
     if any(words and said_unchanged(words, newer)
            for words in (list(key_heads(subject, None, value, subject_head(older))), list(subject), named)):
         return None, 0.0

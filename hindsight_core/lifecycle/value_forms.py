@@ -51,7 +51,7 @@ from collections.abc import Callable
 
 from hindsight_core.lifecycle.slots import STOP, content, names, same_word, slots
 from hindsight_core.lifecycle.update_cues import split_clauses, update_cue
-from hindsight_core.lifecycle.update_keys import is_tool_record
+from hindsight_core.lifecycle.update_keys import CLOSE_SIM, RELATED_MIN_SIM, is_tool_record
 
 __all__ = ["form_change", "cued_nearby_form", "anchored_change", "amounts", "UNIT_NAMES", "FORMS", "SUBJECT_CHECKED", "VALUE_FORMS"]
 
@@ -212,7 +212,7 @@ def _amount_changed(older: str, part: str, sim: float, cued: bool = False) -> bo
     units = {u for _, u in old} | {u for _, u in new}
     key = [w for w in content(older) if not any(c.isdigit() for c in w) and _unit(w) not in units
            and w not in _NUMBER_WORDS]
-    if any(any(same_word(k, t) for t in content(part)) for k in key) or sim >= _CLOSE_SIM:
+    if any(any(same_word(k, t) for t in content(part)) for k in key) or sim >= CLOSE_SIM:
         return True
     # a measure written with its unit of weight or volume ("55g" / "70g", "50 mcg" / "75 mcg"), one of
     # that unit on each side, is the key itself when the two texts are related at all
@@ -220,7 +220,7 @@ def _amount_changed(older: str, part: str, sim: float, cued: bool = False) -> bo
     measured = [u for u in _MEASURES if sum(u == x for _, x in old) == 1 and sum(u == x for _, x in new) == 1]
     o_caps, n_caps = _capitalised(older), _capitalised(part)
     other_owner = bool(o_caps - n_caps) and bool(n_caps - o_caps)
-    return bool(measured) and sim >= _RELATED_SIM and not other_owner
+    return bool(measured) and sim >= RELATED_MIN_SIM and not other_owner
 
 
 def _capitalised(text: str) -> set[str]:
@@ -228,8 +228,6 @@ def _capitalised(text: str) -> set[str]:
     return {w.lower() for w in re.findall(r"\b[A-Z][a-z]{2,}", text)} - STOP
 
 
-_CLOSE_SIM = 0.55  # as update_rules.CLOSE_SIM: a reworded statement of one fact
-_RELATED_SIM = 0.25  # as update_keys.RELATED_MIN_SIM: the two texts are about one thing at all
 #: Units of weight and volume: what a dose or a portion is measured in.
 _MEASURES = frozenset({"gram", "kilogram", "milligram", "microgram", "millilitre", "litre", "iu", "ounce", "pound"})
 #: How far along a piece of work is: a later share replaces the earlier one without a cue ("30%
@@ -554,8 +552,8 @@ def _alternative(older: str, part: str, cued: bool = False) -> bool:
 
 
 #: Words between a taker and its verb: "has gone", "'s finally gone", "just went".
-_AUXILIARY = frozenset({"has", "have", "had", "is", "was", "'s", "’s", "'ve", "’ve", "just", "finally", "officially", "now",
-                        "also", "then", "all", "both"})
+_AUXILIARY = frozenset({"has", "have", "had", "is", "was", "just", "finally", "officially", "now", "also", "then", "all",
+                        "both"})
 
 
 def _taken_by_subject(older: str, part: str, at: int) -> bool:
