@@ -47,6 +47,9 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"one day(?! (later|earlier|early|late|ahead|before|after|sooner)\b)|eventually|"  # not "moved one day later"
         r"depends (on )?how|next (year|quarter|month)\b.*\b(might|maybe|if|depends)|hop(e|ing) to|aim(ing)? (to|for)|"
         r"keep (you|everyone) posted|(we|i) should (really )?(?!be\b)\w+|"
+        # a date set for later, nothing different until then ("launch pencilled in for the spring, so
+        # nothing changes for us yet")
+        r"pencil+ed in|nothing changes (for \w+ )?(yet|for now)|"
         # "thinking the supplies could go in the garage", "they were talking about pushing it",
         # "Plan for next sprint: ..." (not "we're looking at the 22nd", nor a receipt's "Plan: Premium")
         r"thinking\b[^.;]{0,40}\b(could|should|might|i['’]ll|we['’]ll)|(were|was|are|been) talking (about|of)|"
@@ -74,7 +77,7 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\brolled (it )?back\b|\breverted\b|"
         r"\bsaid (no(?!\s+(more|longer))|absolutely not)\b|\bturned (us|it|that|me) down\b|\b(refused|declined)\b|"
         # an attempt reported on its own: the outcome, if any, is in another sentence ("— app won't let me")
-        r"\b(tried|attempted) to\b(?![^.;]*\b(worked|succeeded|successfully|managed)\b)", _F)),
+        r"\b(tried|attempted) (to|\w+ing)\b(?![^.;]*\b(worked|succeeded|successfully|managed)\b)", _F)),
     ("cancelled_plan", re.compile(
         r"\b(scrapped|shelved|abandoned|dropped|cancell?ed|killed) the (plan|idea|proposal|move)\b|"
         r"\bstay(s|ing)? (as is|put|the same)\b|\bnot worth\b|\bnot happening\b|"
@@ -119,13 +122,16 @@ _OTHER_PERSON = re.compile(
     r"^\s*(my|our|her|his|their)\s+(husband|wife|partner|boyfriend|girlfriend|roommate|flatmate|mom|mum|mother|"
     r"dad|father|sister|brother|cousin|friend|aunt|uncle|niece|nephew|grandma|grandpa|neighbou?r|colleague|"
     r"kid|kids|son|daughter|boss)\b|^\s*(mom|mum|dad|grandma|grandpa)('s)?\b", _F)
+#: A relative named as an owner inside a sentence: "Mum's party", "Grandpa's car".
+_RELATIVE_OWNER = re.compile(r"\b(mom|mum|dad|grandma|grandpa)(?:'s|’s)", _F)
 #: Someone who corrects the speaker ("Dad corrected me: ..."): what follows is the speaker's own fact.
 _SETS_STRAIGHT = re.compile(r"\s+(?:corrected|reminded) (?:me|us)\b", _F)
 #: "too" adds only at the end of a clause ("I like tea too."); before a word it is a degree ("too easy").
 #: Where a clause ends: punctuation, the end, or a joining "so" / "and" / "but".
 _CLAUSE_END = r"(?=\s*([.,!?;:)]|$|(so|and|but)\b))"
 _ADDITION = re.compile(r"\b(also|as well|too" + _CLAUSE_END + r"|another|second|additionally|"
-                       r"in addition|satellite|on top of|"
+                       r"in addition|satellite|on top of|(?:an? (?:extra|additional)|one more)"
+                       r"(?! (?:\w+ )?(?:minute|hour|day|week|month|year)s?\b)|"
                        r"added\b[^.;]{1,40}\b(to|into) (the|our|my|his|her|their))\b", _F)  # "added two tetras to the tank"
 _REPLACE = re.compile(r"\b(instead|no longer|anymore|any more|replac\w*|switch\w*|swapp?\w*|moved? (to|over|into)|"
                       r"(?<!nothing else )(?<!nothing )chang(ed|es|ing)|renam\w*|"  # not "nothing else changes"
@@ -145,18 +151,24 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"chang\w+|migrat(?:e|es|ed|ing|o)|relocat\w+|replac\w+|"
         r"renam\w+|upgrad\w+|downgrad\w+|reassign\w*|handed|hand(ed)? over|took over|takes? over|taken over|taking over|promot\w*|"
         r"promo|went (up|down)|up to|down to|cut|rais\w+|lower\w*|bump\w*|trimm\w*|increas\w+|decreas\w+|reduc\w+|"
+        # a sum a value goes to ("the fee goes to €60"; "went to 4 gigs" is no change)
+        r"(?:goes|going|gone|went) to(?= [£$€]\s?\d)|"
         r"dropp\w+|pull\w*|kill\w*|quit|retir\w+|cancell?ed for good|reshuffl\w+|cutover|rolled out|"
         r"transferr?\w*|now|these days|from now on|going forward|new|finally|switched|reorg|update[ds]?|"
         r"is live|went live|landed|slipp(?:ed|ing)|slips|rebook\w*|reschedul\w*|postpon\w*|push(ed)? (back|out)|extend\w*|"
         r"tighten\w*|loosen\w*|shorten\w*|lengthen\w*|revis\w*|adjust\w*|swap\w*|officially|overrul\w*|"
         r"handing|upp?ed|stop \w+ing|stopped|stopping|back to|ditch\w*|gave up|giving up|dumped|traded|now on|"
         r"(?<!keep )(?<!keeps )push(ed|ing)|shift(ed|ing)|(brought|pulled) forward|re-?brand\w*|"
-        r"the old (?:one|ones|pair|model)\b(?!\s+(?:is|was) (?:still|fine|better))|"
+        # a date moved against the one agreed ("two days later than we agreed"), not against the usual
+        r"(?:earlier|later|sooner) than (?:we|i|planned|expected|agreed|thought|scheduled|booked|originally)|"
+        # the thing replaced, named as the old one ("the old box is getting rebuilt", "the old name confused")
+        r"the old (?:one|ones|pair|model|[a-z]+)\b(?!\s+(?:is|was) (?:still|fine|better))|"
         r"(?:can'?t|cannot|not|never|won'?t) (?:be )?go(?:ing)? back)\b|→|->|=>", _F)),
     ("effective", re.compile(
         r"\b(as of|starting|starts|from (tomorrow|today|tonight|next|monday|tuesday|wednesday|thursday|friday|saturday|"
         r"sunday|the \d+|this (week|weekend|month|term|sprint|(mon|tues|wednes|thurs|fri|satur|sun)day))|"
-        r"effective|since(?!\s+(?:19|20)\d\d\b))\b", _F)),
+        # "since" giving a reason ("since it's a bank holiday") says no time ("since we moved to ..." does)
+        r"effective|since(?!\s+(?:(?:19|20)\d\d\b|(?:that|it|this)(?:'s|’s| is)\b)))\b", _F)),
 )
 
 LOOK_ALIKES = tuple(name for name, _ in _CLAUSE_FORMS) + ("question", "denial", "other_person")
@@ -218,9 +230,10 @@ def _tagged_statement(sentence: str) -> str | None:
 
 
 def relations(text: str) -> frozenset[str]:
-    """The relatives and people-by-role a text opens a clause with ("my husband", "Mom's")."""
-    return frozenset((m.group(2) or m.group(3)).lower() for c in split_clauses(text) for m in [_OTHER_PERSON.search(c)]
-                     if m is not None)
+    """The relatives and people-by-role a text opens a clause with ("my husband", "Mom's"), or names as
+    an owner anywhere ("Rosa is planning *Mum's* party")."""
+    return frozenset([(m.group(2) or m.group(3)).lower() for c in split_clauses(text) for m in [_OTHER_PERSON.search(c)]
+                      if m is not None] + [m.group(1).lower() for m in _RELATIVE_OWNER.finditer(text)])
 
 
 @functools.lru_cache(maxsize=4096)

@@ -19,7 +19,7 @@ from hindsight_core.lifecycle.update_cues import update_cue
 
 __all__ = ["without_speaker_label", "speaker_label", "CLOSE_SIM", "RELATED_MIN_SIM", "MAIN_VERB", "is_tool_record", "NOT_VALUE", "key_and_value", "key_heads",
            "present", "number_like", "is_id", "ID_SHAPE", "other_id", "raw_words", "phrase_starts", "stem_word", "stranger", "MONTH",
-           "DAY_OR_MONTH", "another_id", "sibling_id"]
+           "DAY_OR_MONTH", "another_id", "sibling_id", "raw_capitals"]
 
 #: Cosine from which two statements sharing an attribute slot may be about the same thing even when
 #: the later one names the subject differently ("the main db" for "our primary Postgres instance").
@@ -189,6 +189,11 @@ _PHRASE_BREAK = re.compile(r"[.,:;!?()\[\]|{}\n\u2014\u2013→]|(?:^|\s)-+(?:\s|
 
 def raw_words(text: str) -> list[str]:
     return [stem_word(w) for w in _RAW_WORD.findall(text.lower())]
+
+
+def raw_capitals(text: str) -> list[bool]:
+    """For each of :func:`raw_words`' words, whether it is written with a capital."""
+    return [w[:1].isupper() for w in _RAW_WORD.findall(text)]
 
 
 @functools.lru_cache(maxsize=4096)

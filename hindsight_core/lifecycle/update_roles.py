@@ -273,9 +273,11 @@ _NAMING = re.compile(r"\b(named|called|name is|name's|names? (are|were)|known as
 _RENAMED = re.compile(r"\b(renam\w+|re-?brand\w*|(now|officially) (called|named|known as)|officially|goes by|going by|"
                       r"new name|name change|changed (his|her|their|its|the) name|"
                       r"(took|taking|takes|take) ((his|her|their) )?(\w+'s )?(last )?name)\b", re.I)
-#: "she's Hannah Lindqvist now", "the release channel is called #launch-pad now", "it's 'Harbour Fitness' now".
+#: "she's Hannah Lindqvist now", "the release channel is called #launch-pad now", "it's 'Harbour Fitness' now",
+#: "it's Harbour Arena on the match tickets now".
 _NAME_NOW = re.compile(r"\b(is|'s|are|'re) (officially |now )?((?i:called|named) )?(['\"\u2018\u201c]?[A-Z][\w'&-]+"
-                       r"( [A-Z][\w'&-]+){0,3}['\"\u2019\u201d]?|#[\w-]+) now\b")
+                       r"( [A-Z][\w'&-]+){0,3}['\"\u2019\u201d]?|#[\w-]+)"
+                       r"(?: (?:on|in|at|for|across)(?: [a-z]+){1,3}?)? now\b")
 
 
 #: A channel named anew: "#launch-pad" is no capitalised name, yet a new one.

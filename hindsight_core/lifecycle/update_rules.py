@@ -40,9 +40,11 @@ from hindsight_core.lifecycle.update_languages import (changed_in_other_language
                                                        read_in_english)
 from hindsight_core.lifecycle.update_records import attribute_unreported, restates, tool_field_changed
 from hindsight_core.lifecycle.update_roles import moved_elsewhere, moved_thing, renamed, role_change
-from hindsight_core.lifecycle.update_statements import (is_atomic, is_episode_turn, one_belief, one_sentence, said,
-                                                        split_sentences, without_instructions, without_note_label, lead_fact, spelled_out)
+from hindsight_core.lifecycle.update_statements import (addressed_to_user, is_atomic, is_episode_turn, one_belief,
+                                                        one_sentence, said, split_sentences, without_instructions,
+                                                        without_note_label, lead_fact, spelled_out)
 from hindsight_core.lifecycle.update_subjects import (about_someone_else, another_subject, flipped, negates_another,
+                                                      named_branch, owner_swapped, place_swapped,
                                                       other_instance, other_possessor, parallel, sibling_fact,
                                                       subject_replaced, subject_substituted, swapped)
 from hindsight_core.lifecycle.update_values import (near_removal, one_number_per_slot, qualifier_swapped,
@@ -97,7 +99,7 @@ def judge_update(older: str, newer: str, sim: float) -> str | None:
 _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value changed": 2.0,
              "a tool reports another value": 1.5, "the number changed": 1.5,
              "close reworded statement, value changed": 1.0, "same subject, a new name for its value": 1.0,
-             "same subject, another named value": 1.0,
+             "same subject, another named value": 1.0, "the slot's value replaced": 1.0,
              "the duty passed to someone else": 2.0, "promoted: the title changed": 2.0, "the job ended": 2.0,
              "a tool field reports another value": 2.0, "moved to another place": 2.0,
              "changed, said in another language": 2.0, "renamed": 2.0,
@@ -122,7 +124,7 @@ def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, flo
     glossed = None if reason else read_in_english(older, newer)  # "Os meus avós mudaram-se para Braga"
     if glossed is not None:
         (older, newer), weight = glossed, GLOSSED_WEIGHT
-        reason, coverage = _judge(older, newer, sim)
+        reason, coverage = _judge(older, newer, sim, glossed=True)
     if not reason:
         return None, 0.0
     stated = without_effective_time(assertive_part(newer, relations(older)))
@@ -140,6 +142,22 @@ _REMARK = re.compile(r"^\W*(?:(?:yep|yeah|yes|yup|oh|well|so|and|honestly)\W+)?(
 #: is who speaks. A label before a note about someone ("Noted: Kofi wants ...") names no speaker.
 _VOICE = re.compile(r"^\W{0,3}((?-i:[A-Z])[\w'-]*)(?:\s*\([^)\n]{1,30}\))?\s*:\s+"
                     r"(?:i|i'm|i’m|i've|i’ve|i'll|i’ll|i'd|i’d|my|we|we're|we’re|we've|we’ve|our)\b", re.I)
+#: With some of the earlier value's words said again, the slot rule asks this much closeness.
+_PARTLY_REPLACED_SIM = 0.35
+#: "Uncle Sam takes Friday swims too": another value beside the earlier one.
+_SHARED_TOO = re.compile(r"\b(?:too|as well|also)\b", re.I)
+#: "also" opening a sentence: in a longer message it turns to another matter ("also, since ...").
+_OPENING_ALSO = re.compile(r"^\W*(?:(?:oh|and|oh and)\s+)?also\b[,:]?\s*", re.I)
+#: A sentence saying its subject was moved to another value: "X goes to Y now", "moved X to Y".
+_MOVED_TO = re.compile(r"\b(?:mov\w*|switch\w*|chang\w*|now)\b", re.I)
+#: One more of a kind, beside those there are: "added an extra session", "one more litre" ("an extra
+#: two weeks" on a deadline moves it).
+_EXTRA = re.compile(r"\b(?:an? (?:extra|additional)|one more|a further)\b"
+                    r"(?! (?:\w+ )?(?:minute|hour|day|week|month|year)s?\b)", re.I)
+#: A date and a weekday both say which day: "3 October" / "next Wednesday".
+_DAY_OR_DATE = frozenset({"day", "date"})
+#: Slots of a point in time: a reworded subject with a new one of these, cued, is rescheduled.
+_WHEN_SLOTS = frozenset({"time", "day", "date"})
 #: The later text replaces the earlier value outright.
 _FROM_NOW_ON = re.compile(r"\b(from now on|going forward|instead|switch\w*|rather than)\b", re.I)
 
@@ -158,11 +176,11 @@ def two_voices(older: str, newer: str) -> bool:
     return bool(voices[0] and voices[1]) and voices[0].group(1).lower() != voices[1].group(1).lower()
 
 
-def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
+def _judge(older: str, newer: str, sim: float, glossed: bool = False) -> tuple[str | None, float]:
     if is_episode_turn(older) or two_voices(older, newer):
         return None, 0.0
     older, newer = said(older), said(newer)
-    older = lead_fact(without_speaker_label(without_note_label(without_instructions(older))))
+    older = lead_fact(addressed_to_user(without_speaker_label(without_note_label(without_instructions(older)))))
     older, newer = spelled_out(older, newer), spelled_out(newer, older)  # "PT" for "physical therapy"
     if older.rstrip().endswith("?") or not one_sentence(older):
         return None, 0.0  # (before the reading below, which costs more than all the rest of a stop)
@@ -186,13 +204,14 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
     cue = update_cue(stated)
     sentences = split_sentences(stated)
     if len(sentences) == 1 or is_tool_record(newer):
-        return _judge_part(older, newer, stated, cue, sim)
+        return _judge_part(older, newer, stated, cue, sim, glossed=glossed)
     # An update states the key and the new value in one sentence ("...Office hours are moving to
     # Monday 3-4pm..."); words gathered across the sentences of a chat turn are not one statement.
     # The cue may sit in another sentence ("Sorry, my mistake. It's Thursday.").
     best: tuple[str | None, float] = (None, 0.0)
     for sentence in sentences:
-        reason, coverage = _judge_part(older, newer, sentence, update_cue(sentence) or cue, sim, part_of_many=True)
+        reason, coverage = _judge_part(older, newer, sentence, update_cue(sentence) or cue, sim, part_of_many=True,
+                                       glossed=glossed)
         if reason is not None and (best[0] is None or _STRENGTH.get(reason, 0.0) + coverage
                                    > _STRENGTH.get(best[0], 0.0) + best[1]):
             best = (reason, coverage)
@@ -200,9 +219,10 @@ def _judge(older: str, newer: str, sim: float) -> tuple[str | None, float]:
 
 
 def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
-                part_of_many: bool = False) -> tuple[str | None, float]:
+                part_of_many: bool = False, glossed: bool = False) -> tuple[str | None, float]:
     """:func:`_judge` on one stated part of ``newer`` (its look-alike clauses set aside);
-    ``part_of_many``: the part is one sentence of several."""
+    ``part_of_many``: the part is one sentence of several; ``glossed``: the pair is read in the English
+    gloss of a message in another language."""
     cued = update_cue(part) is not None  # "from now on" is a cue as well as a time
     part = without_effective_time(part)  # "as of Monday" says when, not what
     if not part.strip():
@@ -212,7 +232,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         return None, 0.0
     o, n = read(older), read(part)
     if (other_subject_id(older, o, n) or sibling_id(older, part) or other_instance(older, part)
-            or other_possessor(older, part) or about_someone_else(older, part, newer)):
+            or other_possessor(older, part) or about_someone_else(older, part, newer) or named_branch(older, part)
+            or owner_swapped(older, part)):
         return None, 0.0  # one template, two subjects; or the speaker's fact, then another person's
     role = role_change(older, part, o)
     if role is not None and not subject_replaced(older, part):
@@ -263,8 +284,12 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         removed = "named"  # "cancelled the Hilton, ... at Hotel Avenida instead": a named thing replaced
     if removed == "kept" and cue != "correction":
         return None, 0.0  # the earlier value still stands; the text adds or restates
-    if is_addition(part) and not any(number_like(t) for t in n.tokens) and cue != "correction":
-        return None, 0.0
+    # "also" opening one sentence of a longer message turns to another matter of it ("also, as
+    # the hall is booked, we'll meet on Fridays"); opening a message it adds ("also using X for drafts")
+    said_beside = _OPENING_ALSO.sub("", part) if part_of_many else part
+    if is_addition(said_beside) and cue != "correction" and (
+            _EXTRA.search(part) or not any(number_like(t) for t in n.tokens)):
+        return None, 0.0  # "I also like tea"; with a number only "an extra lesson on Sundays at 10"
     new_value = states_new_value(o, n, value)
     if _replaces_another(older, part):
         return None, 0.0  # "collects Mum at 8:10 not 8:25": the old value named is not this fact's
@@ -273,19 +298,26 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     # the slots of what is said about the subject: "office hours" names no location of its own
     o_said = slots(" ".join(([verb] if verb else []) + list(key_and_value(older)[2])))
     n_said = slots(" ".join(t for t in n.tokens if not any(same_word(t, w) for w in subject)))
-    shared_slot = bool(o_said & n_said - _WEAK_SLOTS)
+    # a date for a weekday or the other way round, the earlier one gone: the day it falls on
+    shared_slot = bool(o_said & n_said - _WEAK_SLOTS) or bool(
+        removed == "gone" and o_said & _DAY_OR_DATE and n_said & _DAY_OR_DATE)
     if (_MULTI.search(older) and removed != "named" and not _REPLACE_CUE.search(part) and cue != "correction"
             and not (one_number_per_slot(value, o, n) and not is_addition(part))):
         return None, 0.0  # "Alice likes tea" / "Alice likes coffee": both can hold
     nouns = [w for w in subject if not number_like(w) and w not in NOT_VALUE]
-    missing = {w for w in nouns if not present(w, n)}
+    # a word said only as who reports the change is not said of the subject ("the dentist said ...")
+    def said_of_subject(w: str) -> bool:
+        return present(w, n) and (_capitalised(w, older) or not _only_as_speaker(w, part))
+    missing = {w for w in nouns if not said_of_subject(w)}
     coverage = 1.0 - len(missing) / len(nouns) if nouns else 0.5
-    head_said = any(present(h, n) for h in heads)
-    head_ok = head_said or (  # half the subject, with a cue: "Pro is $35 now"
-        bool(cue) and len(nouns) >= 2 and len(missing) * 2 <= len(nouns))
+    head_said = any(said_of_subject(h) for h in heads)
+    head_ok = head_said or (  # half the subject, with a cue: "Pro is $35 now" (not "Rex ..., the vet said")
+        bool(cue) and len(nouns) >= 2 and len(missing) * 2 <= len(nouns)
+        and not any(present(h, n) for h in heads if h in missing))
     subject_names = [x for x in o.names if x not in value]
     named_subject = bool(subject_names) and all(present(x, n) for x in subject_names)
-    if missing and not named_subject and subject_substituted(older, part, missing, value):
+    if missing and not named_subject and (subject_substituted(older, part, missing, value)
+                                          or place_swapped(older, part, missing)):
         return None, 0.0
     # a full verb names the attribute ("stores its data", "listens on"): the later text must repeat it
     # or share a slot with it, else it is another attribute of the same subject ("moved to port 9")
@@ -335,7 +367,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     named_again = any(present(x, n) for x in o.names if _proper_name(x) and not number_like(x)
                       and not re.search(rf"\b{re.escape(x)}\w*(?:\s+(?-i:[A-Z])[\w-]*)*\s+v?\d", older, re.I))
     n_nums = [t for t in n.tokens if number_like(t) and not present(t, o)]
-    if (o_nums and cue and attr_ok and sim >= RELATED_MIN_SIM
+    if (o_nums and cue and attr_ok and (sim >= RELATED_MIN_SIM or glossed)
             and (head_ok or coverage > KEY_COVERAGE
                  or ((coverage > 0 or named_again) and same_number_kind(o_nums, n_nums, o, n)))
             and not any(present(v, n) for v in o_nums) and n_nums
@@ -347,14 +379,66 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         return "same subject, a new name for its value", coverage
     if sim >= CLOSE_SIM and shared_slot and cue:
         return "close reworded statement, value changed", coverage
+    # a message in another language, read in its gloss: the two texts' cosine says little across
+    # languages, so what counts is every name of the subject and a word of the attribute said again
+    # (not a name nor the verb: "Omar avoids dairy" shares only Omar with his new favourite dish), a cue
+    # and a new value for a gone one
+    if (glossed and cue and attr_ok and new_value and removed in ("gone", "partly") and not about_value
+            and not any(_name_like(w, o, older, first=False) for w in missing)
+            and any(present(w, n) for w in heads + value
+                    if w != verb and not _name_like(w, o, older) and not number_like(w))):
+        return "changed, said in another language", coverage
+    # a cue, the earlier value's time (a day, a time, a date) stated again and every word of the
+    # earlier value gone, however the subject is reworded ("Recycling goes out Tuesday" / "the blue
+    # bin is collected on Fridays from now on")
+    when_said = bool(o_said & n_said & _WHEN_SLOTS) or (
+        removed == "gone" and bool(o_said & _WHEN_SLOTS) and bool(n_said & _WHEN_SLOTS))
+    if (cue and when_said and new_value and not glossed
+            # one sentence of several must name the subject or someone of the earlier statement again
+            and (not part_of_many or len(missing) < len(nouns)
+                 or any(_name_like(w, o, older) and present(w, n) for w in o.tokens if not number_like(w)))
+            and not _SHARED_TOO.search(said_beside) and (
+            removed == "gone" and sim >= RELATED_MIN_SIM or removed == "partly" and sim >= _PARTLY_REPLACED_SIM)):
+        return "the slot's value replaced", coverage
     # the subject's head said again, a cue, the earlier named value (no number or time) gone and a new
     # name in its place ("Our dog Pip eats Acme Kibble" / "vet put Pip on Brightpaw Senior ..., so that
     # is all he gets now"), however far apart MiniLM puts the two texts
-    if (cue and attr_ok and removed == "gone" and sim >= RELATED_MIN_SIM and head_ok and not part_of_many
+    # In a longer message the sentence itself says the value was replaced ("the new pup Ned" is no such
+    # word), names the subject and writes the new name with capitals ("Oh and Rex sees Dr Feld at Northgate Vets now"; a hostname is another kind)
+    if (cue and attr_ok and removed == "gone" and sim >= RELATED_MIN_SIM and head_ok
             and not o.values and _named_value(older, o, value)
-            and any(_proper_name(t) for t in n.names if not present(t, o))):
+            and any(_proper_name(t) and (not part_of_many or _capitalised(t, part))
+                    for t in n.names if not present(t, o))
+            and (not part_of_many or (_MOVED_TO.search(part) and any(_name_like(w, o, older) and present(w, n)
+                                                                     for w in nouns)))):
         return "same subject, another named value", coverage
     return None, 0.0
+
+
+#: Who reports the change: "the dentist said to use only this paste" names the dentist as no attribute.
+_SPEECH = r"(?:says|said|told|thinks|reckons|recommends|recommended|suggests|suggested|wants|asked)"
+
+
+def _only_as_speaker(word: str, text: str) -> bool:
+    """Every mention of ``word`` (as read: lower case, maybe stemmed) in ``text`` is the one who speaks."""
+    mentions = len(re.findall(rf"\b{re.escape(word)}(?:s|es)?\b", text, re.I))
+    return mentions > 0 and len(re.findall(rf"\b{re.escape(word)}(?:s|es)?\s+{_SPEECH}\b", text, re.I)) == mentions
+
+
+def _capitalised(word: str, text: str, first: bool = True) -> bool:
+    """``word`` (as read: lower case, maybe stemmed) is written with a capital and then as read in
+    ``text`` ("Northgate", not an acronym such as "URL", which is as often a common noun); ``first``:
+    as the text's first word too."""
+    written = re.escape(word[:1].upper() + word[1:])
+    return re.search(rf"\b{written}" if first else rf"(?<!^)\b{written}", text.strip()) is not None
+
+
+def _name_like(word: str, o: Reading, text: str, first: bool = True) -> bool:
+    """``word`` (as read: lower case, maybe stemmed) is a name of ``text``: one of its names, an owner
+    ("Carla's rota") or a capitalised word; ``first``: the text's first word too ("Omar avoids
+    dairy"), which may as well be a common noun ("Kitchen towels ...")."""
+    return (word in o.names or re.search(rf"\b{re.escape(word[:1].upper() + word[1:])}\w*['’]s\b", text) is not None
+            or _capitalised(word, text, first))
 
 
 #: The old value a message names beside the new one: "8:10 not 8:25", "instead of 8:25", "(was 8:25)".

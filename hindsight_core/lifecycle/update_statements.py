@@ -19,7 +19,8 @@ import re
 from hindsight_core.lifecycle.slots import Reading, content, hyphenated_word, read
 
 __all__ = ["ATOMIC_MAX_WORDS", "RECORD_MAX_WORDS", "is_atomic", "one_sentence", "is_episode", "is_episode_turn", "said",
-           "split_sentences", "one_belief", "without_instructions", "without_note_label", "lead_fact", "spelled_out"]
+           "split_sentences", "one_belief", "without_instructions", "without_note_label", "lead_fact", "spelled_out",
+           "addressed_to_user"]
 
 #: Texts whose readings are kept: capture asks about both texts of each pair it compares, and a batch
 #: of 64 beliefs meets at most 64 x 16 pairs (as ``update_rules``' pair cache).
@@ -38,7 +39,8 @@ _ADDRESS = re.compile(r"^\s*(?:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|aw+
 ATOMIC_MAX_WORDS = 12
 #: A sentence ends at ".", "!" or "?" and a space, except after a title or an abbreviation ("Dr. Lee").
 _SENTENCE_END = re.compile(r"(?<=[.!?])" + "".join(rf"(?<!\b{a}\.)" for a in ("Dr", "Mr", "Ms", "Mrs", "St", "Prof", "Jr",
-                                                                            "Sr", "vs", "e.g", "i.e", "approx", "Mt"))
+                                                                            "Sr", "vs", "e.g", "i.e", "approx", "Mt",
+                                                                            "Av", "Ave", "Rd", "Blvd", "Apt"))
                            + r"\s+(?=\S)(?!(?<=\b[Nn]o\.\s)\d)")  # "at no. 14": a number sign
 
 
@@ -74,7 +76,9 @@ def one_sentence(text: str) -> bool:
 #: a dialogue act, and an event placed in the past ("I went to a support group yesterday") stays
 #: true whatever comes later: neither is a state a later statement replaces.
 _DIALOGUE_ACT = re.compile(r"^\s*(hey|hi|hello|thanks|thank you|thx|congrats|congratulations|bye|wow|aw+)\b", re.I)
-_PAST_EVENT = re.compile(r"\b(yesterday|last (night|week|weekend|month|year|time)|\d+ (days?|weeks?|months?|years?) ago|"
+#: ("the last week of May" is a date, not a past event.)
+_PAST_EVENT = re.compile(r"\b(yesterday|last (night|week|weekend|month|year|time)(?! of\b)|"
+                         r"\d+ (days?|weeks?|months?|years?) ago|"
                          r"(a|an|one|two|few|couple of) (days?|weeks?|months?|years?) ago|the other day|this morning|"
                          r"earlier today)\b", re.I)
 
@@ -126,7 +130,7 @@ def one_belief(text: str) -> bool:
 #: A sentence that asks the listener to do something: "Please ...", "Don't ...", "Use that ...". Not
 #: "Let's ..." or "Let me know ...": chat turns end that way after a feeling or a story (LoCoMo).
 _INSTRUCTION = re.compile(r"^\W*(please|pls|use|make sure|don'?t|do not|ask|call|ping|remind|bring|text|email|send|"
-                          r"mention)\b", re.I)
+                          r"mention|turn (?:on|off)|keep|leave|check|tell|avoid|contact|ring|forward)\b", re.I)
 
 
 def without_instructions(text: str) -> str:
@@ -139,7 +143,7 @@ def without_instructions(text: str) -> str:
     """
     if one_sentence(text):  # most texts: nothing follows the statement (and this is cached)
         return text
-    sentences = split_sentences(text)
+    sentences = _SENTENCE_END.split(text.strip())  # as written: a short request ("Use it when ...") too
     kept = list(sentences)
     while len(kept) > 1 and _INSTRUCTION.match(kept[-1]):
         kept.pop()
@@ -171,6 +175,33 @@ def without_note_label(text: str) -> str:
         'Passports: blue folder, top shelf.'
     """
     return _NOTE_LABEL.sub("", _GREETING.sub("", text, count=1), count=1)
+
+
+#: A note about the user in the third person: "The user's flight ...", "The user lives in ...".
+_THE_USER = re.compile(r"^(\W*)the user(?:'s|’s|\s+(is|was|has|(\w+?)(?:es|s)))\b", re.I)
+_SECOND_PERSON = {"is": "you are", "was": "you were", "has": "you have"}
+
+
+def addressed_to_user(text: str) -> str:
+    """``text`` with a third-person note about the user ("The user lives in Leeds", as assistants and
+    extractors write facts) said to the user ("you live in Leeds"), as "Noted: you live in Leeds" is:
+    the user's own later "I moved to York" speaks of the same subject.
+
+    Example:
+        >>> addressed_to_user("The user's bike is a Trek.")
+        'your bike is a Trek.'
+        >>> addressed_to_user("The user takes the 8:10 train.")
+        'you take the 8:10 train.'
+    """
+    def second_person(m: re.Match[str]) -> str:
+        if m.group(2) is None:
+            return m.group(1) + "your"
+        verb = m.group(2).lower()
+        if verb in _SECOND_PERSON:
+            return m.group(1) + _SECOND_PERSON[verb]
+        stem = m.group(3) + ("e" if verb.endswith("es") and not re.search(r"(?:ss|sh|ch|x|o)es$", verb) else "")
+        return f"{m.group(1)}you {stem}"
+    return _THE_USER.sub(second_person, text, count=1)
 
 
 #: A second sentence that adds a fact rather than remarking on the first ("It also hosts the bot").

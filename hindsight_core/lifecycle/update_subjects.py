@@ -18,10 +18,12 @@ from typing import Callable
 from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_word
 from hindsight_core.lifecycle.update_cues import update_cue
 from hindsight_core.lifecycle.update_keys import (DAY_OR_MONTH, MAIN_VERB, NOT_VALUE, key_and_value, number_like,
-                                                  phrase_starts, present, raw_words, stem_word, stranger)
+                                                  phrase_starts, present, raw_capitals, raw_words, stem_word,
+                                                  stranger)
 
 __all__ = ["swapped", "flipped", "parallel", "subject_substituted", "subject_replaced", "another_subject",
-           "other_instance", "other_possessor", "about_someone_else", "negates_another", "sibling_fact"]
+           "other_instance", "other_possessor", "about_someone_else", "negates_another", "sibling_fact",
+           "place_swapped", "owner_swapped", "named_branch"]
 
 _PARALLEL_MAX = 14  # content words; longer texts are messages, not template facts
 _SHORT_STATEMENT = 6  # content words of a one-fact statement ("The auth api moved to port 3896.")
@@ -55,7 +57,17 @@ def flipped(older: str, newer: str) -> bool:
     if _adjunct_of(o_words, first, second) and any(
             j + d in at_first and not any(breaks[j + 1:j + d + 1]) for j in at_second for d in range(1, _COMPOUND + 1)):
         return False  # "Flight *to Lisbon*" said as "the Lisbon flight": one noun phrase, reordered
+    if at_second and _adjunct_of(o_words, first, second) and _after_preposition(n_words, min(at_second)):
+        return False  # "Fees for court 2" / "booked with the club for court 2, fees ...": an adjunct again
     return bool(at_first and at_second) and min(at_first) > min(at_second)
+
+
+def _after_preposition(words: list[str], i: int) -> bool:
+    """``words[i]`` is the object of a preposition ("on court 2", "for the juniors")."""
+    k = i - 1
+    while k >= 0 and words[k] in ("the", "a", "an", "our", "my"):
+        k -= 1
+    return k >= 0 and words[k] in _NOUN_PREP
 
 
 #: How often a value recurs ("*monthly* grocery budget"): it qualifies the value, not the subject, and
@@ -112,6 +124,15 @@ def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[
     o_words, n_words = raw_words(older), raw_words(newer)
     breaks = (False,) * len(n_words) if as_fitted else phrase_starts(newer)
     is_new = _fitted_new_subject_word if as_fitted else _new_subject_word
+    # a capitalised word in place of a lower-case one is a name's part ("the office NAS backups" /
+    # "[Active Backup] job ..."), not another subject of the kind
+    o_caps, n_caps = raw_capitals(older), raw_capitals(newer)
+    if len(o_caps) != len(o_words) or len(n_caps) != len(n_words):  # lower-casing split a word differently
+        o_caps, n_caps = [False] * len(o_words), [False] * len(n_words)
+
+    def name_part(j: int, i: int) -> bool:
+        return not as_fitted and n_caps[j] and not o_caps[i] and not (j == 0 or breaks[j])
+
     a, b = content(older), content(newer)
     short_pair = max(len(a), len(b)) <= _SHORT_STATEMENT and abs(len(a) - len(b)) <= 1
     for i, w in enumerate(o_words):
@@ -131,12 +152,13 @@ def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[
                 k = -1
             prev = n_words[k] if k >= 0 else ""
             # "Bruno's manager" / "Farah's manager": a word of the earlier value now owns the subject
-            if is_new(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
-                                         and not update_cue(prev) and _in_value(prev, value)):
+            if (is_new(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
+                                          and not update_cue(prev) and _in_value(prev, value))) \
+                    and not (k >= 0 and name_part(k, i)):
                 return True
             while k >= 0 and n_words[k] in o_words[:i] and n_words[k] not in STOP and not breaks[k]:
                 k -= 1  # past shared subject words: "the *design* team channel" for "the team Slack channel"
-            if k >= 0 and n_words[k] != prev and is_new(n_words[k], o_words):
+            if k >= 0 and n_words[k] != prev and is_new(n_words[k], o_words) and not name_part(k, i):
                 return True
         if _other_head_before_verb(older, newer, w, is_new):
             return True
@@ -267,6 +289,10 @@ def other_instance(older: str, newer: str) -> bool:
     o_raw = [w.strip(".,;:!?").lower() for w in _RAW.findall(older)]
     n_raw = [w.strip(".,;:!?").lower() for w in _RAW.findall(newer)]
     o_set = set(o_raw)
+    # a head written with a capital only in the later text is part of a name ("home matches" / "Harbour
+    # Homes Arena")
+    o_case = [w[:1].isupper() for w in _RAW.findall(older)]
+    n_case = [w[:1].isupper() for w in _RAW.findall(newer)]
     for i in range(len(o_raw) - 1):
         qual, head = o_raw[i], o_raw[i + 1]
         if (number_like(qual) or not _instance_word(qual, older)
@@ -277,7 +303,8 @@ def other_instance(older: str, newer: str) -> bool:
         for j in range(1, len(n_raw)):
             other = n_raw[j - 1]
             if (same_word(stem_word(n_raw[j]), stem_word(head)) and other not in o_set
-                    and _instance_word(other, newer) and not number_like(other) and not update_cue(other)
+                    and not (n_case[j] and not o_case[i + 1]) and _instance_word(other, newer)
+                    and not number_like(other) and not update_cue(other)
                     and not DAY_OR_MONTH.match(other)):
                 return True
     return _other_known_instance(subject, o_raw, n_raw)
@@ -512,5 +539,88 @@ def negates_another(older: str, clause: str) -> bool:
     for m in _NEGATED.finditer(clause):
         name = m.group(1).lower()
         if content(name) and name not in STOP and name not in o_words:
+            return True
+    return False
+
+
+#: Prepositions that place a subject ("the coffee shop *near the office*", "the gym *at work*").
+_PLACING = frozenset({"near", "at", "by"})
+_DETERMINERS = frozenset({"the", "a", "an", "my", "our", "his", "her", "their", "your"})
+
+
+def place_swapped(older: str, newer: str, missing: set[str]) -> bool:
+    """A word of the earlier subject that places it ("near *the office*") is missing, and the later
+    text places its subject with the same preposition elsewhere ("near *home*"): another one of a kind.
+
+    Example:
+        >>> place_swapped("My favourite pub near the office is the Crown.", "new favourite pub near home: the Swan",
+        ...               {"office"})
+        True
+    """
+    o_words, n_words = raw_words(older), raw_words(newer)
+    for i, w in enumerate(o_words):
+        if w not in missing:
+            continue
+        k = i - 1
+        while k >= 0 and o_words[k] in _DETERMINERS:
+            k -= 1
+        if k < 0 or o_words[k] not in _PLACING:
+            continue
+        for j, t in enumerate(n_words[:-1]):
+            if t != o_words[k]:
+                continue
+            m = j + 1
+            while m < len(n_words) - 1 and n_words[m] in _DETERMINERS:
+                m += 1
+            if (n_words[m] not in STOP and not DAY_OR_MONTH.match(n_words[m]) and not number_like(n_words[m])
+                    and not any(same_word(n_words[m], x) for x in o_words)):
+                return True
+    return False
+
+
+#: A preposition and the organisation a thing belongs to ("our account manager *at Brightbank*",
+#: "the rep *for Acme*").
+_OWNER_AFTER = re.compile(r"\b(at|for|with|on)\s+(?:the\s+)?((?-i:[A-Z])[\w&.-]*)", re.I)
+
+
+def owner_swapped(older: str, newer: str) -> bool:
+    """The earlier text names an organisation its subject belongs to ("account manager *at Brightbank*"),
+    the later one does not name it and names another in the same way ("*on the Nordpay side*"): the same
+    role somewhere else.
+
+    Example:
+        >>> owner_swapped("Our account manager at Brightbank is Selma Ortiz.",
+        ...               "new account manager on the Nordpay side, it's Ivo Lind")
+        True
+    """
+    subject = key_and_value(older)[0]
+    olds = [m.group(2) for m in _OWNER_AFTER.finditer(older) if not DAY_OR_MONTH.match(m.group(2).lower())
+            and any(same_word(stem_word(m.group(2).lower()), w) for w in subject)]  # the subject's, not the value's
+    if not olds or any(_whole_word(w).search(newer) for w in olds):
+        return False
+    return any(not DAY_OR_MONTH.match(m.group(2).lower()) and not _whole_word(m.group(2)).search(older)
+               for m in _OWNER_AFTER.finditer(newer))
+
+
+#: Nouns for one of several places of a business: a name before them tells it from the others.
+_BRANCH = r"(?:branch|site|location|campus|office|store|shop|clinic|studio|depot|outlet)\b"
+_CAPITALISED_RUN = re.compile(r"\b(?-i:[A-Z])[\w&-]*(?:\s+(?-i:[A-Z])[\w&-]*)+")
+
+
+def named_branch(older: str, newer: str) -> bool:
+    """A name of the earlier text ends in a word that tells one of several apart ("FitLoop
+    *Centro*") and the later text names another branch of the same stem ("FitLoop's *Norte*
+    branch"): a sibling, not the same thing.
+
+    Example:
+        >>> named_branch("My gym is FitLoop Centro.", "FitLoop's Norte branch now opens at 6")
+        True
+    """
+    for m in _CAPITALISED_RUN.finditer(older):
+        *stem, last = m.group(0).split()
+        if _whole_word(last).search(newer):
+            continue
+        after = re.search(rf"\b{re.escape(' '.join(stem))}(?:'s|’s)?\s+((?-i:[A-Z])[\w&-]*)\s+{_BRANCH}", newer)
+        if after and not _whole_word(after.group(1)).search(older):
             return True
     return False

@@ -169,8 +169,10 @@ def states_new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
                  and any(t in n.names and not number_like(t) for t in n_new))
         # an identifier without digits is a new value for an id with them ("pg-main.internal")
         renamed_id = any(is_id(v) for v in o_nums) and any(ID_SHAPE.fullmatch(t) for t in n_new)
+        # a day for a day, or for a date ("3 October" / "next Wednesday now")
         return named or renamed_id or any(number_like(t) or t in _SPELLED_NUMBERS for t in n_new) or bool(
-            n.slots & o.slots & {"day", "status"} and any(not number_like(t) for t in n_new))
+            (n.slots & o.slots & {"day", "status"} or o.slots & _WHEN and "day" in n.slots)
+            and any(not number_like(t) for t in n_new))
     if o.slots & _WHEN and n.slots & _WHEN and any(number_like(t) for t in n_new):
         return True  # "the first Friday" -> "by the 10th": a date for a day
     return any(not number_like(t) or is_id(t) for t in n_new)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from hindsight_core.lifecycle.update_cues import look_alike, update_cue, without_shared_new
+from hindsight_core.lifecycle.update_cues import assertive_part, look_alike, relations, update_cue, without_shared_new
 from hindsight_core.lifecycle.update_keys import is_tool_record
 from hindsight_core.lifecycle.update_records import restates
 from hindsight_core.lifecycle.update_rules import judge_update, update_strength
-from hindsight_core.lifecycle.update_subjects import negates_another
+from hindsight_core.lifecycle.update_statements import addressed_to_user, is_episode, without_instructions
+from hindsight_core.lifecycle.update_subjects import negates_another, other_instance, subject_substituted
 
 SIM = 0.5  # a middling cosine: the rules, not the similarity, decide these pairs
 
@@ -397,3 +398,164 @@ def test_a_share_is_no_price():
     newer = "Waffles go up to £6 a plate next week, new menus are being printed."
     assert judge_update("Waffles come with the salted caramel sauce (Valrhona 66%).", newer, 0.5) is None
     assert judge_update("Waffles are £5 a plate.", newer, 0.6) is not None
+
+
+def test_a_note_about_the_user_in_the_third_person_is_the_users_own_fact():
+    assert addressed_to_user("The user's car is a blue Fiat Panda.") == "your car is a blue Fiat Panda."
+    assert addressed_to_user("The user lives in Ghent.") == "you live in Ghent."
+    assert addressed_to_user("Then the user is happy.") == "Then the user is happy."  # only as the note's subject
+    older = "The user's piano teacher is Mrs Ilić, on Tuesdays."
+    assert judge_update(older, "switched piano teachers, it's Mr Sato on Fridays now", 0.5) is not None
+
+
+def test_a_change_in_another_language_read_in_its_gloss():
+    # the two texts' cosine is low across languages; the gloss names the attribute and a new value
+    older = "Noted: Rui's go-to dish at home is feijoada."
+    assert judge_update(older, 'rui says "agora o meu prato preferido é caldo verde"', 0.2) is not None
+    # a gloss naming only the person shares no attribute with another of his facts
+    assert judge_update("Noted: Rui doesn't eat coriander.", 'rui says "agora o meu prato preferido é caldo verde"',
+                        0.15) is None
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("The boiler service is booked for 2 March.", "boiler service got brought forward, it's next monday now"),
+    ("The open day is the last weekend of April.", "open day moved two days earlier than planned: 16th and 17th of April"),
+])
+def test_a_date_moved_to_another_day(older, newer):
+    assert judge_update(older, newer, 0.55) is not None
+
+
+def test_a_date_moved_against_the_one_agreed_is_a_change():
+    assert update_cue("the fitting is two days later than we agreed") == "change"
+    assert update_cue("we finished an hour later than usual") is None  # against the usual: no new value
+
+
+def test_the_last_week_of_a_month_is_a_date_not_a_past_event():
+    assert not is_episode("The audit is planned for the last week of March.")
+    assert is_episode("We did the audit last week.")
+
+
+def test_a_named_value_replaced_in_one_sentence_of_a_longer_message():
+    older = "Rex's flea treatment is Frontline Plus."
+    newer = "Busy weekend. Bought new boots. Oh and the vet moved Rex to Nexa Chew for his fleas."
+    assert judge_update(older, newer, 0.4) is not None
+    # a hostname in such a sentence is no new name for a channel
+    newer = ("zed moved into the metrics stack this week, update bookmarks to zed.mon.internal. the old address "
+             "forwards there till May")
+    assert judge_update("Zed alerts go to the #db-alerts Slack channel.", newer, 0.45) is None
+
+
+def test_an_adjunct_said_again_is_no_flipped_subject():
+    older = "Parking for bay 7 at the depot is £40 a month."
+    newer = "Renewed the permit with the depot for bay 7, parking goes to £45 a month."
+    assert judge_update(older, newer, 0.7) is not None
+
+
+def test_the_old_thing_named_is_a_change_cue():
+    assert update_cue("the old router gets recycled") == "change"
+    assert update_cue("the old router is still fine") is None  # kept, not replaced
+
+
+def test_a_street_abbreviation_does_not_end_the_statement():
+    older = "Climbing wall: Crux Norte, Av. Central."
+    assert judge_update(older, "the climbing wall was sold, it's Peak Club Norte now, same routes", 0.4) is not None
+
+
+def test_a_capitalised_name_part_is_no_other_instance_of_the_subject():
+    assert not other_instance("Westside Wolves home games are at Westside Park.",
+                              "it's Harbour Homes Park on the fixture list now")
+    assert other_instance("our EU cluster runs Redis 7.0", "the US cluster is on Redis 7.2 now")  # as before
+
+
+def test_an_extra_one_beside_the_others_is_an_addition():
+    older = "Leo's judo class is Wednesdays at 6pm."
+    newer = "Leo's sensei added an extra judo class on Sundays at 10am for the grading, so he's doing two a week now"
+    assert judge_update(older, newer, 0.8) is None
+    # extra time on a deadline moves it
+    assert judge_update("The essay is due on 2 May.", "the tutor gave us an extra week, so the essay's due the 9th now",
+                        0.7) is not None
+
+
+def test_since_giving_a_reason_is_no_effective_time():
+    assert update_cue("we're having Nan's dinner on the 14th since that's a Sunday") is None
+    assert update_cue("since March, demo day is every other Friday") == "effective"
+
+
+def test_the_same_kind_placed_elsewhere_is_another_one():
+    older = "The best pizza place by the harbour is Nonna's."
+    assert judge_update(older, "new best pizza place by the campus: Slice Lab, open till late", 0.6) is None
+
+
+def test_who_reports_the_change_is_not_its_subject():
+    newer = "Olive is on Vetline Joint Care from today, the vet said nothing else for her now."
+    assert judge_update("Olive's vet is Dr. Amari at Hillside Animal Clinic.", newer, 0.5) is None
+    assert judge_update("Olive (our lurcher) eats Acme Adult kibble.", newer, 0.45) is not None
+
+
+def test_a_capitalised_brand_is_no_substitute_subject():
+    newer = "Mia splashed out on Zeiss glasses online, much lighter"
+    assert not subject_substituted("Mia's reading glasses are from Specsavers.", newer, {"reading"}, ("specsavers",))
+
+
+def test_a_sum_a_value_goes_to_is_a_change():
+    assert update_cue("the membership goes to £45 a month in May") == "change"
+    assert update_cue("we went to 4 gigs in May") is None
+
+
+def test_an_instruction_after_the_fact_is_set_aside():
+    # a request too short to be a sentence of its own in a reading is still set aside
+    assert without_instructions("Ravi's lunch order: falafel wrap. Use it Fridays.") == "Ravi's lunch order: falafel wrap."
+    assert without_instructions("Our Node version is 20. Keep nvm on that.") == "Our Node version is 20."
+
+
+def test_an_attempt_said_with_a_gerund_is_set_aside():
+    assert "MkDocs" not in assertive_part("tried moving the docs to MkDocs on a branch. most pages broke. reverted")
+
+
+def test_a_date_pencilled_in_for_later_is_a_plan():
+    assert look_alike("the new rota is pencilled in for June; nothing changes for now") == "plan"
+
+
+def test_the_same_role_at_another_organisation():
+    older = "The support contact at Brightbank is Selma Ortiz."
+    newer = "Nordpay gave us a new support contact this week, it's Ivo Lind on the Nordpay side now."
+    assert judge_update(older, newer, 0.5) is None
+    assert judge_update(older, "Brightbank reshuffled, our support contact is Ivo Lind now.", 0.5) is not None
+
+
+def test_another_branch_of_a_named_business():
+    older = "Our bakery is Crumb Co Central, open from 7 on Sundays."
+    assert judge_update(older, "Crumb Co's Riverside branch now opens at 6:30 on Sundays.", 0.7) is None
+
+
+def test_a_slot_value_replaced_under_a_reworded_subject():
+    older = "Our yoga class is on Tuesday evenings."
+    assert judge_update(older, "the studio rescheduled: stretch sessions are Thursdays at 7 from now on", 0.4)
+    # another value beside the earlier one
+    assert judge_update("Grandad does the kids' swim run on Mondays.",
+                        "Aunt Bea's going to do Thursday swim runs too from now on, which frees up my evenings", 0.38) is None
+
+
+def test_a_relative_named_as_owner_is_who_the_fact_is_about():
+    assert look_alike("mum's party: Tom has taken over the catering", relations("Ria is doing Mum's party catering."))\
+        is None
+
+
+def test_also_opening_a_later_sentence_turns_to_another_matter():
+    older = "Film club meets the second Friday of every month at Dee's house."
+    newer = ("what a night, thanks for the snacks. also as the projector is booked elsewhere we'll be doing the third "
+             "Tuesday of each month going forward, still at Dee's.")
+    assert judge_update(older, newer, 0.4) is not None
+    # opening the message, "also" adds
+    assert judge_update("Nightly builds go to testers through Play Console.",
+                        "also sending nightly builds to Diawi now for the sales team", 0.5) is None
+
+
+def test_lets_is_no_instruction_to_the_listener():
+    text = "I'm keen to try new recipes this winter. Let's see how it goes!"
+    assert without_instructions(text) == text
+
+
+def test_a_new_name_in_a_longer_message_needs_a_word_of_replacing():
+    newer = "Quick update from home. On Saturday Pip met our new kitten Luna. Pip hid under the bed for hours after."
+    assert judge_update("Our cat Pip is a Siamese.", newer, 0.37) is None  # "new" introduces, it replaces nothing
