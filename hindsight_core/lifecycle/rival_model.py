@@ -47,7 +47,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from hindsight_core.lifecycle._rival_weights import WEIGHTS
 from hindsight_core.lifecycle.rivals import _STRONG_SLOTS, _numbers, _place, _present, _reversed, value_and_new
-from hindsight_core.lifecycle.slots import read
+from hindsight_core.lifecycle.slots import content, read
 from hindsight_core.lifecycle.update_cues import (assertive_part, clause_look_alike, denies, is_addition, look_alike,
                                                   relations, split_clauses, update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import sibling_id, speaker_label
@@ -99,6 +99,8 @@ _ONE_OFF = re.compile(
 #: which no later statement changes.
 _NOT_ABOUT_NOW = re.compile(r"^\W*((when|where|what|who|whom|whose|which|why|how)(\s+\w+){0,2}?\s+(did|was|were|had)\b|"
                             r"(did|was|were|had|would|could|might)\b)", re.I)
+#: One more of a kind: "a second dog", "another tank", "an extra class".
+_ONE_MORE = re.compile(r"\b(?:a second|another|an? (?:extra|additional)|one more)\b", re.I)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]+")
 _INNER_CAPITALISED = re.compile(r"(?<!^)(?<![.?!] )\b[A-Z][\w'-]+")
 
@@ -112,6 +114,12 @@ def asks_about_now(query: str) -> bool:
         (True, False)
     """
     return _NOT_ABOUT_NOW.search(query) is None
+
+
+def _present_any(words: list[str], text: str) -> bool:
+    """Some content word of the earlier text is said in ``text``."""
+    n = read(text)
+    return any(_present(w, n) for w in words)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -129,8 +137,12 @@ def _text_signals(older: str, newer: str, query: str) -> tuple[float, ...] | Non
     if denies(newer) or look_alike(newer, about) is not None:
         return None
     stated = without_effective_time(assertive_part(newer, about)) or newer
-    if len(split_clauses(stated)) == 1 and is_addition(stated):
+    clauses = split_clauses(stated)
+    if len(clauses) == 1 and is_addition(stated):
         return None  # "I also like tea"; in a longer message an "also" may belong to another matter
+    if len(clauses) > 1 and _ONE_MORE.search(clauses[0]) and is_addition(clauses[0]) and _present_any(
+            content(older), clauses[0]):
+        return None  # "Nan's adopted a second cat, ..." after "Nan's cat is ...": one more beside the earlier one
     if about_someone_else(older, stated) or sibling_id(older, stated):
         return None  # "I prefer mornings" / "Chris told me he prefers afternoons"; "U12 match" / "U14 game"
     o, q, n = read(older), read(query), read(stated)

@@ -69,7 +69,14 @@ RECORD_MAX_WORDS = 18
 def one_sentence(text: str) -> bool:
     """One sentence, not an exclamation: the part of :func:`is_atomic` that needs no reading."""
     text = text.strip()
-    return len(_SENTENCE_END.split(text)) == 1 and not text.endswith("!")
+    return len(_SENTENCE_END.split(_INLINE_NUMBER.sub("", text))) == 1 and (
+        not text.endswith("!") or _MEASURED.search(text) is not None)  # "120 g twice a day, weighed!" states a dose
+
+
+#: A number with its unit of measure: an exclamation holding one still states a value.
+_MEASURED = re.compile(r"\b\d+(?:[.,]\d+)?\s?(?:g|kg|mg|mcg|ml|l|km|mi|lbs?|oz|cups?|litres?|liters?)\b", re.I)
+#: A numbered item inside a line ("contacts: 1. Jordan 2. Ruth"): its period ends no sentence.
+_INLINE_NUMBER = re.compile(r"(?<=[ :])\d\.(?= )")
 
 
 #: A reply that opens by greeting or thanking someone ("Thanks, Jon! Appreciate your support.") is

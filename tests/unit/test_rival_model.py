@@ -136,3 +136,13 @@ def test_the_fitting_benchmark_runs_end_to_end(tmp_path):
     held = {p.stem for p in FRESH.glob("set_*.json")} - set(FIT_SETS)
     assert report["pairs"] > 1000 and set(report["held_out"]) == (held | {"all"} if held else set())
     assert {"update", "look-alike", "distractor", "random"} <= set(report["leave_one_set_out"]["all"])
+
+
+def test_an_addition_opening_a_longer_message_is_never_judged():
+    older, q = "Our cat Miso is a grey tabby.", "What is our cat like?"
+    later = "We've taken in a second cat, a ginger kitten called Yuzu. Miso is sulking about it."
+    assert features(older, later, q, NEAR) is None
+    # an "also" opening a later sentence may turn to another matter: the pair is still judged
+    assert features("Choir rehearsals are on Mondays.",
+                    "Great concert! Also, from next week rehearsals move to Thursdays.", "When are rehearsals?",
+                    NEAR) is not None

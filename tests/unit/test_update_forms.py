@@ -12,7 +12,7 @@ from hindsight_core.lifecycle.update_cues import assertive_part, look_alike, rel
 from hindsight_core.lifecycle.update_keys import is_tool_record
 from hindsight_core.lifecycle.update_records import restates
 from hindsight_core.lifecycle.update_rules import judge_update, update_strength
-from hindsight_core.lifecycle.update_statements import addressed_to_user, is_episode, without_instructions
+from hindsight_core.lifecycle.update_statements import addressed_to_user, is_episode, one_sentence, without_instructions
 from hindsight_core.lifecycle.update_subjects import negates_another, other_instance, subject_substituted
 
 SIM = 0.5  # a middling cosine: the rules, not the similarity, decide these pairs
@@ -559,3 +559,15 @@ def test_lets_is_no_instruction_to_the_listener():
 def test_a_new_name_in_a_longer_message_needs_a_word_of_replacing():
     newer = "Quick update from home. On Saturday Pip met our new kitten Luna. Pip hid under the bed for hours after."
     assert judge_update("Our cat Pip is a Siamese.", newer, 0.37) is None  # "new" introduces, it replaces nothing
+
+
+def test_numbered_items_inside_a_line_are_one_statement():
+    assert one_sentence("pickup contacts for the twins: 1. Sam 2. Aunt Pia")
+    older = "pickup contacts for the twins: 1. Sam 2. Aunt Pia"
+    newer = "updated the pickup form - first call is Sam, then my neighbour Joss, and Pia's moved to third"
+    assert judge_update(older, newer, 0.6) is not None
+
+
+def test_an_exclamation_stating_a_measure_is_a_statement():
+    assert one_sentence("Pepper gets 80 g of wet food twice a day, weighed!")
+    assert not one_sentence("What a day!")
