@@ -23,7 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
-__all__ = ["Reading", "read", "content", "values", "slots", "names", "hyphenated_word", "same_word", "STOP"]
+__all__ = ["Reading", "read", "content", "values", "slots", "names", "hyphenated_word", "same_word", "STOP",
+           "WHEN_SLOTS"]
 
 STOP = frozenset("""a an the is are was were be been being am has have had do does did will would shall should can
 could may might must of for to in on at by with and or but that this these those it its as from into onto over via than
@@ -56,6 +57,8 @@ _COUNT = re.compile(r"\b\d+\s?(x|times|people|engineers|seats|pods|workers|repli
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<![\w'])([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)")
 _ID = re.compile(r"\b[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+\b")
 
+#: Slots of a point in time, whose values stand in for each other (a day, a date, a clock time).
+WHEN_SLOTS = frozenset({"time", "day", "date"})
 #: Attribute words and the slot they name: a second reading of what a statement is about.
 _SLOT_WORDS: dict[str, tuple[str, ...]] = {
     "port": ("port", "listens", "listen", "serves on"),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_word, slots
+from hindsight_core.lifecycle.slots import WHEN_SLOTS, Reading, STOP, content, read, same_word, slots
 from hindsight_core.lifecycle.update_keys import DAY_OR_MONTH, NOT_VALUE, is_id, key_and_value, number_like, present
 
 __all__ = ["role_change", "moved_elsewhere", "moved_thing", "renamed"]
@@ -187,7 +187,6 @@ _THING_BEFORE = 6  # words before the verb that may name the thing ("the caravan
 #: Before the verb: the move was tried, planned or wished for, not done.
 _NOT_DONE = re.compile(r"\b(tried|trying|try|wanted|want|hoping|hope|planning|plan|might|may|could|would|should|will|"
                        r"going to|gonna)\b", re.I)
-_WHEN = frozenset({"day", "time", "date"})
 #: A team or a group is no place to keep a thing ("Lena moved over to the ranking team").
 _GROUPS = frozenset({"team", "squad", "group", "department", "dept", "side", "project", "role", "job"})
 _WHERE_OPENING = 3  # words after "to" that say whether it names a time ("to the 8:40 departure")
@@ -233,7 +232,7 @@ def moved_thing(older: str, part: str) -> bool:
         lead = " ".join(re.split(r"[,.;:!?—]", part[: mv.start()])[-1].split()[-_THING_BEFORE:])
         where = content(mv.group("where"))
         said_first = " ".join(mv.group("where").split()[:_WHERE_OPENING])
-        if _NOT_DONE.search(lead) or slots(said_first) & _WHEN or any(w in _GROUPS for w in where):
+        if _NOT_DONE.search(lead) or slots(said_first) & WHEN_SLOTS or any(w in _GROUPS for w in where):
             continue  # "tried to get Jean moved", "moved to Thursdays", "moved over to the ranking team"
         if (names_thing(content(mv.group("what"))) or names_thing(content(lead))) and \
                 any(not any(same_word(w, k) for k in known) for w in where):

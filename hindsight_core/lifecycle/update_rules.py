@@ -28,7 +28,7 @@ import functools
 import re
 from typing import Collection
 
-from hindsight_core.lifecycle.slots import Reading, hyphenated_word, read, same_word, slots
+from hindsight_core.lifecycle.slots import WHEN_SLOTS, Reading, hyphenated_word, read, same_word, slots
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, said_unchanged,
                                                   shares_with_another, split_clauses, update_cue,
                                                   without_effective_time, without_shared_new)
@@ -156,8 +156,6 @@ _EXTRA = re.compile(r"\b(?:an? (?:extra|additional)|one more|a further)\b"
                     r"(?! (?:\w+ )?(?:minute|hour|day|week|month|year)s?\b)", re.I)
 #: A date and a weekday both say which day: "3 October" / "next Wednesday".
 _DAY_OR_DATE = frozenset({"day", "date"})
-#: Slots of a point in time: a reworded subject with a new one of these, cued, is rescheduled.
-_WHEN_SLOTS = frozenset({"time", "day", "date"})
 #: The later text replaces the earlier value outright.
 _FROM_NOW_ON = re.compile(r"\b(from now on|going forward|instead|switch\w*|rather than)\b", re.I)
 
@@ -195,7 +193,7 @@ def _judge(older: str, newer: str, sim: float, glossed: bool = False) -> tuple[s
     if denies(newer):
         return None, 0.0
     # "hotel: Harbour Inn, unchanged", "Mochi stays on her usual": the thing is kept, however the rest reads
-    named = [w for w in subject if re.search(rf"\b{re.escape(w.capitalize())}", older)]  # "Mochi"
+    named = [w for w in subject if _capitalised(w, older)]  # "Mochi"
     if any(words and said_unchanged(words, newer)
            for words in (list(key_heads(subject, None, value, subject_head(older))), list(subject), named)):
         return None, 0.0
@@ -391,8 +389,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     # a cue, the earlier value's time (a day, a time, a date) stated again and every word of the
     # earlier value gone, however the subject is reworded ("Recycling goes out Tuesday" / "the blue
     # bin is collected on Fridays from now on")
-    when_said = bool(o_said & n_said & _WHEN_SLOTS) or (
-        removed == "gone" and bool(o_said & _WHEN_SLOTS) and bool(n_said & _WHEN_SLOTS))
+    when_said = bool(o_said & n_said & WHEN_SLOTS) or (
+        removed == "gone" and bool(o_said & WHEN_SLOTS) and bool(n_said & WHEN_SLOTS))
     if (cue and when_said and new_value and not glossed
             # one sentence of several must name the subject or someone of the earlier statement again
             and (not part_of_many or len(missing) < len(nouns)
@@ -404,7 +402,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     # name in its place ("Our dog Pip eats Acme Kibble" / "vet put Pip on Brightpaw Senior ..., so that
     # is all he gets now"), however far apart MiniLM puts the two texts
     # In a longer message the sentence itself says the value was replaced ("the new pup Ned" is no such
-    # word), names the subject and writes the new name with capitals ("Oh and Rex sees Dr Feld at Northgate Vets now"; a hostname is another kind)
+    # word), names the subject and writes the new name with capitals ("Oh and Rex sees Dr Feld at
+    # Northgate Vets now"; a hostname is another kind)
     if (cue and attr_ok and removed == "gone" and sim >= RELATED_MIN_SIM and head_ok
             and not o.values and _named_value(older, o, value)
             and any(_proper_name(t) and (not part_of_many or _capitalised(t, part))
@@ -429,7 +428,7 @@ def _capitalised(word: str, text: str, first: bool = True) -> bool:
     """``word`` (as read: lower case, maybe stemmed) is written with a capital and then as read in
     ``text`` ("Northgate", not an acronym such as "URL", which is as often a common noun); ``first``:
     as the text's first word too."""
-    written = re.escape(word[:1].upper() + word[1:])
+    written = _as_written(word)
     return re.search(rf"\b{written}" if first else rf"(?<!^)\b{written}", text.strip()) is not None
 
 
@@ -437,8 +436,13 @@ def _name_like(word: str, o: Reading, text: str, first: bool = True) -> bool:
     """``word`` (as read: lower case, maybe stemmed) is a name of ``text``: one of its names, an owner
     ("Carla's rota") or a capitalised word; ``first``: the text's first word too ("Omar avoids
     dairy"), which may as well be a common noun ("Kitchen towels ...")."""
-    return (word in o.names or re.search(rf"\b{re.escape(word[:1].upper() + word[1:])}\w*['’]s\b", text) is not None
+    return (word in o.names or re.search(rf"\b{_as_written(word)}\w*['’]s\b", text) is not None
             or _capitalised(word, text, first))
+
+
+def _as_written(word: str) -> str:
+    """``word`` (as read: lower case) as a pattern of its capitalised spelling."""
+    return re.escape(word[:1].upper() + word[1:])
 
 
 #: The old value a message names beside the new one: "8:10 not 8:25", "instead of 8:25", "(was 8:25)".

@@ -65,7 +65,7 @@ def flipped(older: str, newer: str) -> bool:
 def _after_preposition(words: list[str], i: int) -> bool:
     """``words[i]`` is the object of a preposition ("on court 2", "for the juniors")."""
     k = i - 1
-    while k >= 0 and words[k] in ("the", "a", "an", "our", "my"):
+    while k >= 0 and words[k] in _ARTICLES:
         k -= 1
     return k >= 0 and words[k] in _NOUN_PREP
 
@@ -76,6 +76,8 @@ _PERIODIC = re.compile(r"(hour|dai|night|week|fortnight|month|quarter|year)ly|an
 #: Words from a compound's first noun to its head: "the data team standup" for "Standup for the data team".
 _COMPOUND = 3
 _NOUN_PREP = frozenset({"to", "for", "of", "from", "at", "in", "on", "with"})
+#: Words between a preposition and its noun: "for *the* U12s", "at *our* place".
+_ARTICLES = ("the", "a", "an", "our", "my")
 
 
 def _adjunct_of(words: list[str], first: str, second: str) -> bool:
@@ -83,7 +85,7 @@ def _adjunct_of(words: list[str], first: str, second: str) -> bool:
     "training for the U12s")."""
     for i, w in enumerate(words[:-2]):
         if same_word(w, first) and words[i + 1] in _NOUN_PREP:
-            rest = [t for t in words[i + 2:i + 4] if t not in ("the", "a", "an", "our", "my")]
+            rest = [t for t in words[i + 2:i + 4] if t not in _ARTICLES]
             if rest and same_word(rest[0], second):
                 return True
     return False
@@ -286,13 +288,14 @@ def other_instance(older: str, newer: str) -> bool:
     earlier one. The earlier qualifier must be absent from the later text; a reworded noun that
     names no instance ("the venue deposit" / "the hall deposit") is left to the other rules."""
     subject = key_and_value(older)[0]
-    o_raw = [w.strip(".,;:!?").lower() for w in _RAW.findall(older)]
-    n_raw = [w.strip(".,;:!?").lower() for w in _RAW.findall(newer)]
+    o_found, n_found = _RAW.findall(older), _RAW.findall(newer)
+    o_raw = [w.strip(".,;:!?").lower() for w in o_found]
+    n_raw = [w.strip(".,;:!?").lower() for w in n_found]
     o_set = set(o_raw)
     # a head written with a capital only in the later text is part of a name ("home matches" / "Harbour
     # Homes Arena")
-    o_case = [w[:1].isupper() for w in _RAW.findall(older)]
-    n_case = [w[:1].isupper() for w in _RAW.findall(newer)]
+    o_case = [w[:1].isupper() for w in o_found]
+    n_case = [w[:1].isupper() for w in n_found]
     for i in range(len(o_raw) - 1):
         qual, head = o_raw[i], o_raw[i + 1]
         if (number_like(qual) or not _instance_word(qual, older)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_word
+from hindsight_core.lifecycle.slots import WHEN_SLOTS, Reading, STOP, content, read, same_word
 from hindsight_core.lifecycle.update_cues import split_clauses
 from hindsight_core.lifecycle.update_keys import ID_SHAPE, MONTH, NOT_VALUE, is_id, number_like, present, raw_words, stranger
 from hindsight_core.lifecycle.value_forms import UNIT_NAMES, amounts
@@ -171,9 +171,9 @@ def states_new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
         renamed_id = any(is_id(v) for v in o_nums) and any(ID_SHAPE.fullmatch(t) for t in n_new)
         # a day for a day, or for a date ("3 October" / "next Wednesday now")
         return named or renamed_id or any(number_like(t) or t in _SPELLED_NUMBERS for t in n_new) or bool(
-            (n.slots & o.slots & {"day", "status"} or o.slots & _WHEN and "day" in n.slots)
+            (n.slots & o.slots & {"day", "status"} or o.slots & WHEN_SLOTS and "day" in n.slots)
             and any(not number_like(t) for t in n_new))
-    if o.slots & _WHEN and n.slots & _WHEN and any(number_like(t) for t in n_new):
+    if o.slots & WHEN_SLOTS and n.slots & WHEN_SLOTS and any(number_like(t) for t in n_new):
         return True  # "the first Friday" -> "by the 10th": a date for a day
     return any(not number_like(t) or is_id(t) for t in n_new)
 
@@ -182,8 +182,6 @@ def states_new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
 #: "twice"). "one" is a stop word and never reaches here.
 _SPELLED_NUMBERS = frozenset("""two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty
 fifty sixty seventy eighty ninety hundred thousand twice thrice dozen""".split())
-#: Slots of a point in time, whose values stand in for each other (a day, a date, a clock time).
-_WHEN = frozenset({"time", "day", "date"})
 #: Slots whose values are numbers of one kind: a count for a count, a sum for a sum.
 _NUMBER_SLOTS = frozenset({"quantity", "money", "percent", "duration", "time", "date", "version", "port"})
 #: Two plain numbers within this factor of each other measure the same thing ("HR 68" / "down to 58").
