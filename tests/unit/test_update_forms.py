@@ -54,6 +54,23 @@ SIM = 0.5  # a middling cosine: the rules, not the similarity, decide these pair
     ("My aunt lives in Dundee.", "my aunt's new flat is in Perth, she moved in March"),
     # a time pushed or shifted
     ("The quarterly planning call is at 14:00.", "we pushed the quarterly planning call to 15:30"),
+    ("The train leaves at 07:40.", "Trip update:\n• train: 08:10 now, not 07:40\n• hotel: Harbour Inn, unchanged"),
+    # a relative who set the speaker straight: what follows is the speaker's own correction
+    ("Uncle Bram's anniversary is on June 9.", "Dad corrected me: Uncle Bram's anniversary is June 19; the 9th is Aunt Ria's."),
+    # a named pet switched to another named food, the attribute unsaid
+    ("Pippa (our spaniel) eats Acana Puppy.", "We switched Pippa to Orijen Senior, her coat was getting dull."),
+    # another diet of the closed set, taken by its verb
+    ("I'm vegetarian.", "Starting in January I'm going fully vegan."),
+    # a result clause or the speaker's aside after the change does not make it a plan or a past event
+    ("The lab's reagent budget is £4,000 for the term.",
+     "grim news: the reagent budget got cut to £3,100 for the term so maybe skip the fancy kits"),
+    ("Our monthly gym budget is $90.",
+     "wait, I think I gave you the wrong gym number. we agreed on $120 a month, I was looking at last year's notes."),
+    # a numeronym for the earlier subject's word
+    ("The staging Kubernetes cluster runs in eu-west-1.",
+     "correction re staging k8s: it's actually in eu-central-1, I was mixing it up with prod"),
+    # a name of the earlier statement said again anchors a reworded number
+    ("The café gets 40 loaves a week from Millbrook Farm.", "quiet season, so I knocked the millbrook order down to 25 a week"),
 ])
 def test_reworded_update_forms(older, newer):
     assert judge_update(older, newer, SIM) is not None
@@ -109,6 +126,19 @@ def test_reworded_update_forms(older, newer):
     ("My dad drives a Volvo.", "found a photo of dad with the Ford Capri he had in the eighties"),
     ("The all-hands is on the first Tuesday.", "no, the all-hands did not move to Wednesdays, that was a calendar glitch"),
     ("The office coffee comes from Blue Tokai.", "we did not switch coffee to Lavazza, that email was a phishing test"),
+    # a record that lists the earlier value as current reports it unchanged; another field is another attribute
+    ("The Orion rollout is owned by Farah.", "ORN-12 | Epic: Orion rollout | Owner: Farah | Status: Testing"),
+    # an item called unchanged in a list of changes
+    ("The venue hotel is the Harbour Inn.", "Trip update:\n• train: 08:10 now, not 07:40\n• hotel: Harbour Inn, unchanged"),
+    ("Mochi (the grey cat) eats Lily's Kitchen Adult.",
+     "Switched Tigger, our other cat, to Applaws Senior; Mochi stays on her usual."),
+    # a water change is an event, not a change of the feeding
+    ("Office aquarium tetras: fed twice a day with NovaFlake pellets.",
+     "Office aquarium gets a water change every other Monday (Rui)."),
+    # someone else takes another diet
+    ("Noted: you're vegetarian.", "Priya has gone fully vegan this month, need recipes for when she visits"),
+    # the number is the version of a named product on another machine
+    ("The QA laptop runs Zephyr Studio 3.1.", "Zephyr Studio on the demo PC is 4.0 now"),
 ])
 def test_look_alikes_of_those_forms_are_not_updates(older, newer):
     assert judge_update(older, newer, SIM) is None
@@ -242,50 +272,6 @@ def test_a_statement_closed_by_a_request_to_act_on_it_stands():
     assert assertive_part("did Mila get married, can you check?") == ""  # a question with a request
 
 
-# --- landing 37: sentences written for these tests ---------------------------------------------------------
-
-@pytest.mark.parametrize("older, newer", [
-    # a record that lists the earlier value as current reports it unchanged; another field is another attribute
-    ("The Orion rollout is owned by Farah.", "ORN-12 | Epic: Orion rollout | Owner: Farah | Status: Testing"),
-    # an item called unchanged in a list of changes
-    ("The venue hotel is the Harbour Inn.", "Trip update:\n• train: 08:10 now, not 07:40\n• hotel: Harbour Inn, unchanged"),
-    ("Mochi (the grey cat) eats Lily's Kitchen Adult.",
-     "Switched Tigger, our other cat, to Applaws Senior; Mochi stays on her usual."),
-    # a water change is an event, not a change of the feeding
-    ("Office aquarium tetras: fed twice a day with NovaFlake pellets.",
-     "Office aquarium gets a water change every other Monday (Rui)."),
-    # someone else takes another diet
-    ("Noted: you're vegetarian.", "Priya has gone fully vegan this month, need recipes for when she visits"),
-    # the number is the version of a named product on another machine
-    ("The QA laptop runs Zephyr Studio 3.1.", "Zephyr Studio on the demo PC is 4.0 now"),
-])
-def test_landing_37_look_alikes_stay_non_updates(older, newer):
-    assert judge_update(older, newer, SIM) is None
-
-
-@pytest.mark.parametrize("older, newer", [
-    ("The train leaves at 07:40.", "Trip update:\n• train: 08:10 now, not 07:40\n• hotel: Harbour Inn, unchanged"),
-    # a relative who set the speaker straight: what follows is the speaker's own correction
-    ("Uncle Bram's anniversary is on June 9.", "Dad corrected me: Uncle Bram's anniversary is June 19; the 9th is Aunt Ria's."),
-    # a named pet switched to another named food, the attribute unsaid
-    ("Pippa (our spaniel) eats Acana Puppy.", "We switched Pippa to Orijen Senior, her coat was getting dull."),
-    # another diet of the closed set, taken by its verb
-    ("I'm vegetarian.", "Starting in January I'm going fully vegan."),
-    # a result clause or the speaker's aside after the change does not make it a plan or a past event
-    ("The lab's reagent budget is £4,000 for the term.",
-     "grim news: the reagent budget got cut to £3,100 for the term so maybe skip the fancy kits"),
-    ("Our monthly gym budget is $90.",
-     "wait, I think I gave you the wrong gym number. we agreed on $120 a month, I was looking at last year's notes."),
-    # a numeronym for the earlier subject's word
-    ("The staging Kubernetes cluster runs in eu-west-1.",
-     "correction re staging k8s: it's actually in eu-central-1, I was mixing it up with prod"),
-    # a name of the earlier statement said again anchors a reworded number
-    ("The café gets 40 loaves a week from Millbrook Farm.", "quiet season, so I knocked the millbrook order down to 25 a week"),
-])
-def test_landing_37_update_forms(older, newer):
-    assert judge_update(older, newer, SIM) is not None
-
-
 def test_the_old_one_retired_is_a_change_cue():
     assert update_cue("the Pixel 9 came today, the old one is going to my dad") == "change"
     assert update_cue("the old one is still fine for camping") is None
@@ -372,7 +358,6 @@ def test_a_greeting_before_the_fact_is_set_aside():
     older = "Good morning. For the record, my doctor has me on metformin, 500 mg, one tablet with dinner."
     newer = "Dr Osei rang this morning - she has put the metformin up to 1000 mg, still with dinner. - Tom"
     assert judge_update(older, newer, 0.6) is not None
-
 
 
 def test_the_old_value_named_by_the_message_must_be_this_facts():
