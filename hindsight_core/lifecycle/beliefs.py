@@ -228,11 +228,13 @@ def is_belief(kind: str, status: str, outcome: Any, flags: tuple[str, ...], text
             and outcome is None and not {Flag.LOG_ONLY, Flag.DIGEST} & set(flags) and not _asks(text))
 
 
-#: A closing request for someone to act ("Can someone drive?", "Keisha, can you open the diary up?"),
-#: unlike a question about the matter ("Have you ever been there?").
-_REQUEST = re.compile(r"^(?:\w+,\s*)?(?:can|could|would|will)\s+(?:someone|somebody|anyone|anybody|whoever|you)\b",
-                      re.I)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+#: A closing request for someone to act ("Can someone drive?", "Keisha, can you open the diary up?",
+#: a list's last item "- Dad, can you do the pickup?"), unlike a question about the matter ("Have you
+#: ever been there?").
+_REQUEST = re.compile(r"^(?:[-*•]\s*)?(?:\w+,\s*)?(?:can|could|would|will)\s+"
+                      r"(?:someone|somebody|anyone|anybody|whoever|you)\b", re.I)
+#: A sentence ends at its mark, or at a line's end (a list's items).
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -243,7 +245,7 @@ def _asks(text: str) -> bool:
     if not text.endswith("?"):
         return False
     sentences = _SENTENCE.split(text)
-    return not ((len(sentences) > 1 and sentences[0].endswith(".") and _REQUEST.match(sentences[-1]))
+    return not ((len(sentences) > 1 and "?" not in sentences[0] and _REQUEST.match(sentences[-1]))
                 or closed_by_request(sentences[-1]))
 
 

@@ -12,7 +12,9 @@ It never overrides the look-alike cues: a later text that as a whole asks, plans
 or adds (:mod:`~hindsight_core.lifecycle.update_cues`) is no candidate; nor is an earlier text that
 is not one statement of a value (a chat turn, a story), nor a question about a past event ("When
 did ..."), nor the speaker's own fact against another person's ("I prefer mornings" / "Chris told me
-he prefers afternoons"), nor one of a numbered series against its sibling ("U12 match" / "U14 game").
+he prefers afternoons"), nor one of a numbered series against its sibling ("U12 match" / "U14 game"),
+nor another of a kind as capture reads it (another instance, another branch of a named business, the
+same kind placed elsewhere), nor a later text naming another fact's value as the one it replaces.
 The signals:
 
 - how close the three texts are (cosines of the stored vectors), and whether the earlier statement
@@ -51,8 +53,9 @@ from hindsight_core.lifecycle.slots import content, read
 from hindsight_core.lifecycle.update_cues import (assertive_part, clause_look_alike, denies, is_addition, look_alike,
                                                   relations, split_clauses, update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import sibling_id, speaker_label
-from hindsight_core.lifecycle.update_rules import (about_someone_else, one_belief, other_possessor, said,
-                                                   subject_substituted, two_voices)
+from hindsight_core.lifecycle.update_rules import (about_someone_else, one_belief, other_instance, other_possessor,
+                                                   replaces_another, said, subject_substituted, two_voices)
+from hindsight_core.lifecycle.update_subjects import named_branch, place_swapped
 
 __all__ = ["Closeness", "FEATURES", "asks_about_now", "features", "probability", "score", "THRESHOLD", "MIN_CLOSENESS"]
 
@@ -143,12 +146,16 @@ def _text_signals(older: str, newer: str, query: str) -> tuple[float, ...] | Non
     if len(clauses) > 1 and _ONE_MORE.search(clauses[0]) and is_addition(clauses[0]) and _present_any(
             content(older), clauses[0]):
         return None  # "Nan's adopted a second cat, ..." after "Nan's cat is ...": one more beside the earlier one
-    if about_someone_else(older, stated) or sibling_id(older, stated):
-        return None  # "I prefer mornings" / "Chris told me he prefers afternoons"; "U12 match" / "U14 game"
     o, q, n = read(older), read(query), read(stated)
     asked = list(dict.fromkeys(q.tokens))
     anchor = [w for w in asked if _present(w, o)]
     missing = {w for w in anchor if not _present(w, n)}
+    if (about_someone_else(older, stated) or sibling_id(older, stated) or other_instance(older, stated)
+            or named_branch(older, stated) or (missing and place_swapped(older, stated, missing))
+            or replaces_another(older, stated)):
+        return None  # "I prefer mornings" / "Chris told me he prefers afternoons"; "U12 match" / "U14 game";
+        # another of a kind, as capture reads it: "the Wells office", "Pulse Club's Alvalade branch", "near
+        # home"; another fact's value named as replaced ("picks him up at 6:05 not 6:20")
     value, new = value_and_new(older, o, n, q, anchor)
     strong_o, strong_n = o.slots & _STRONG_SLOTS, n.slots & _STRONG_SLOTS
     asked_names = {w.lower() for w in _INNER_CAPITALISED.findall(query)}

@@ -15,9 +15,11 @@ names the attribute the two disagree on, and the later statement answers it.
 - the later text says something about the present (no question, plan, hypothetical, temporary
   exception, someone else's affair, denial, past event or addition: :mod:`update_cues`), is about
   the same possessor ("my sister" is not "their sister"), the same instance ("staging", not
-  "prod") and the same subject ("the *ML* team's budget" is not "the *data* team's"), and is no
-  plain statement of another attribute of it ("The shed is painted green." / "The shed has a padlock.");
-- the earlier value is gone from the later text, and the later text states a value of its kind:
+  "prod") and the same subject ("the *ML* team's budget" is not "the *data* team's"), names no other
+  value as the one it replaces ("picks him up at 6:05 not 6:20" is not when the session starts), and
+  is no plain statement of another attribute of it ("The shed is painted green." / "The shed has a padlock.");
+- the earlier value is gone from the later text, and the later text states a value of its kind (a
+  slot only the question's own words give, "office" in "office wifi", is none):
   a number for a number, a place name for a place name, the opposite attitude ("can't stand" /
   "hooked"), a shared typed slot, or words for words when it describes a present state or habit
   ("been having...", "since", "every morning", "can't go back"), not a one-off event;
@@ -47,14 +49,14 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from hindsight_core.lifecycle.slots import STOP, Reading, content, hyphenated_word, names, read, same_word
+from hindsight_core.lifecycle.slots import STOP, Reading, content, hyphenated_word, names, read, same_word, slots
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, look_alike, relations,
                                                   update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import is_tool_record, sibling_id
 from hindsight_core.lifecycle.update_languages import is_foreign, read_in_english, says_changed
 from hindsight_core.lifecycle.update_rules import (about_someone_else, another_id, key_and_value, one_belief,
-                                                   other_instance, other_possessor, said, sibling_fact,
-                                                   subject_substituted)
+                                                   other_instance, other_possessor, replaces_another, said,
+                                                   sibling_fact, subject_substituted)
 
 __all__ = ["rival", "earlier_rivals", "value_and_new", "Statement", "Judge", "REASON", "ANCHOR_COVERAGE",
            "QUESTION_COVERAGE", "MIN_GAP_S"]
@@ -117,7 +119,10 @@ def _holds_kind(query: str, n: Reading) -> bool:
             if not kinds:
                 return numbers
             place = any(not hyphenated_word(x) for x in n.names) or _IN_PLACE.search(n.text) is not None
-            return bool(n.slots & kinds) or (kinds == {"location"} and place) or ("date" in kinds and numbers)
+            # a slot the question's own words give ("Where is the *office*?" / "office wifi") is no value
+            asked = set(read(query).tokens)
+            own = slots(" ".join(t for t in n.tokens if t not in asked))
+            return bool(own & kinds) or (kinds == {"location"} and place) or ("date" in kinds and numbers)
     return True
 
 
@@ -203,7 +208,8 @@ def _rival(older: str, newer: str, query: str) -> str | None:
     if (another_id(older, stated) or sibling_id(older, stated) or other_instance(older, stated)
             or other_possessor(older, stated, tuple(anchor)) or other_possessor(older, stated)  # "sis's physio"
             or about_someone_else(older, stated) or sibling_fact(older, stated)
-            or _qualified_away(older, stated, missing) or (missing and subject_substituted(older, stated, missing))):
+            or _qualified_away(older, stated, missing) or (missing and subject_substituted(older, stated, missing))
+            or replaces_another(older, stated)):  # "picks him up at 6:05 not 6:20": another time than the asked one
         return None
     value, new = value_and_new(older, o, n, q, anchor)
     if not value or any(_present(v, n) for v in value):

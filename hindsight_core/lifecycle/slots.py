@@ -76,7 +76,7 @@ _SLOT_WORDS: dict[str, tuple[str, ...]] = {
     "quantity": ("how many", "count", "number", "seats", "pods", "workers", "engineers", "guests", "people",
                  "spare", "size", "headcount"),
     "money": ("budget", "cost", "costs", "price", "rent", "rate", "spend", "cap", "capped", "fee", "salary",
-              "pay", "paid", "per month", "a month", "/month", "/mo", "plan"),
+              "pay", "paid", "per month", "a month", "/month", "/mo"),
     "version": ("version", "upgraded", "release", "on"),
     "name": ("called", "named", "name", "renamed"),
     "preference": ("prefer", "prefers", "favourite", "favorite", "like", "likes", "love", "loves", "want",

@@ -153,6 +153,8 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"promo|went (up|down)|up to|down to|cut|rais\w+|lower\w*|bump\w*|trimm\w*|increas\w+|decreas\w+|reduc\w+|"
         # a sum a value goes to ("the fee goes to €60"; "went to 4 gigs" is no change)
         r"(?:goes|going|gone|went) to(?= [£$€]\s?\d)|"
+        # a value set anew ("told the dairy to make it 4 litres"; "made it 5 km" is how far someone got)
+        r"mak(?:e|es|ing) it(?= (?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twice)\b))|"
         r"dropp\w+|pull\w*|kill\w*|quit|retir\w+|cancell?ed for good|reshuffl\w+|cutover|rolled out|"
         r"transferr?\w*|now|these days|from now on|going forward|new|finally|switched|reorg|update[ds]?|"
         r"is live|went live|landed|slipp(?:ed|ing)|slips|rebook\w*|reschedul\w*|postpon\w*|push(ed)? (back|out)|extend\w*|"

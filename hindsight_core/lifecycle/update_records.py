@@ -15,7 +15,7 @@ import re
 from hindsight_core.lifecycle.slots import Reading, content, read, same_word
 from hindsight_core.lifecycle.update_keys import NOT_VALUE, is_tool_record, key_and_value, number_like, present
 
-__all__ = ["tool_field_changed", "restates", "attribute_unreported"]
+__all__ = ["tool_field_changed", "diff_replaced", "restates", "attribute_unreported"]
 
 _FIELD_EQ = re.compile(r"([A-Za-z][\w.-]*)\s*=\s*")
 _BULLET = r"(?:[-*\u2022\u00b7]|\d{1,2}[.)])\s+"
@@ -112,6 +112,38 @@ def tool_field_changed(older: str, newer: str, o: Reading) -> bool:
             continue
         return True
     return False
+
+
+#: A diff's removed line and the added line of the same key after it ("-  runs-on: ubuntu-20.04" /
+#: "+  runs-on: ubuntu-24.04").
+_DIFF_PAIR = re.compile(r"^\s*-\s*(?P<key>[A-Za-z][\w.-]*)\s*[:=]\s*(?P<old>[^\n]+?)\s*\n"
+                        r"\s*\+\s*(?P=key)\s*[:=]\s*(?P<new>[^\n]+?)\s*$", re.M)
+
+
+def diff_replaced(older: str, newer: str) -> bool:
+    """``newer`` holds a diff whose removed line gives the earlier statement's value under a key the
+    earlier statement names (its words: "runs-on" for "runs on"), and whose added line gives that key
+    another value the earlier statement lacks.
+
+    Example:
+        >>> diff_replaced("CI runs on ubuntu-20.04 runners.", "-  runs-on: ubuntu-20.04\\n+  runs-on: ubuntu-24.04")
+        True
+        >>> diff_replaced("CI runs on ubuntu-20.04 runners.", "-  image: ubuntu-20.04\\n+  image: ubuntu-24.04")
+        False
+    """
+    o_words = {w.lower() for w in re.findall(r"[\w.-]+", older)} | set(content(older))
+    for m in _DIFF_PAIR.finditer(newer):
+        old, new = m["old"].strip("'\" "), m["new"].strip("'\" ")
+        keys = [k for k in re.split(r"[-_.]+", m["key"].lower()) if k]
+        if (old.lower() != new.lower() and _written_in(old, older) and not _written_in(new, older)
+                and keys and all(k in o_words or any(same_word(k, w) for w in o_words) for k in keys)):
+            return True
+    return False
+
+
+def _written_in(value: str, text: str) -> bool:
+    """``value`` is written in ``text`` as a whole token ("ubuntu-20.04", not inside "ubuntu-20.04.1")."""
+    return re.search(rf"(?<![\w.-]){re.escape(value)}(?![\w-]|\.\w)", text, re.I) is not None
 
 
 #: An old value a record names as old: "(was 7 February)", "previously 100".

@@ -28,7 +28,7 @@ import functools
 import re
 from typing import Collection
 
-from hindsight_core.lifecycle.slots import WHEN_SLOTS, Reading, hyphenated_word, read, same_word, slots
+from hindsight_core.lifecycle.slots import STOP, WHEN_SLOTS, Reading, hyphenated_word, read, same_word, slots
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, said_unchanged,
                                                   shares_with_another, split_clauses, update_cue,
                                                   without_effective_time, without_shared_new)
@@ -38,7 +38,7 @@ from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_V
                                                   without_speaker_label, ID_SHAPE)
 from hindsight_core.lifecycle.update_languages import (changed_in_other_language, in_other_language, is_foreign,
                                                        read_in_english)
-from hindsight_core.lifecycle.update_records import attribute_unreported, restates, tool_field_changed
+from hindsight_core.lifecycle.update_records import attribute_unreported, diff_replaced, restates, tool_field_changed
 from hindsight_core.lifecycle.update_roles import moved_elsewhere, moved_thing, renamed, role_change
 from hindsight_core.lifecycle.update_statements import (addressed_to_user, is_atomic, is_episode_turn, one_belief,
                                                         one_sentence, said, split_sentences, without_instructions,
@@ -56,7 +56,7 @@ from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, VALUE_F
 # the public names they had here are re-exported for callers of this module.
 __all__ = ["judge_update", "update_strength", "two_voices", "key_and_value", "is_tool_record", "one_belief", "said",
            "another_id", "subject_substituted", "other_instance", "other_possessor", "about_someone_else", "sibling_fact",
-           "RELATED_MIN_SIM", "CLOSE_SIM", "SLOT_MATCH_BONUS"]
+           "replaces_another", "RELATED_MIN_SIM", "CLOSE_SIM", "SLOT_MATCH_BONUS"]
 
 #: Share of the earlier statement's key words the later text must repeat to be about the same key.
 KEY_COVERAGE = 0.5
@@ -147,7 +147,7 @@ _PARTLY_REPLACED_SIM = 0.35
 #: "Uncle Sam takes Friday swims too": another value beside the earlier one.
 _SHARED_TOO = re.compile(r"\b(?:too|as well|also)\b", re.I)
 #: "also" opening a sentence: in a longer message it turns to another matter ("also, since ...").
-_OPENING_ALSO = re.compile(r"^\W*(?:(?:oh|and|oh and)\s+)?also\b[,:]?\s*", re.I)
+_OPENING_ALSO = re.compile(r"(?:^|(?<=[.!?])\s+)\W*(?:(?:oh|and|oh and)\s+)?also\b[,:]?\s*", re.I)
 #: A sentence saying its subject was moved to another value: "X goes to Y now", "moved X to Y".
 _MOVED_TO = re.compile(r"\b(?:mov\w*|switch\w*|chang\w*|now)\b", re.I)
 #: One more of a kind, beside those there are: "added an extra session", "one more litre" ("an extra
@@ -236,7 +236,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     role = role_change(older, part, o)
     if role is not None and not subject_replaced(older, part):
         return role, 1.0
-    if tool_field_changed(older, newer, o):
+    if tool_field_changed(older, newer, o) or diff_replaced(older, newer):
         return "a tool field reports another value", 1.0
     if moved_elsewhere(older, part, o, n) or (moved_thing(older, part) and not another_subject(older, part, o, n)):
         return "moved to another place", 1.0
@@ -282,14 +282,15 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         removed = "named"  # "cancelled the Hilton, ... at Hotel Avenida instead": a named thing replaced
     if removed == "kept" and cue != "correction":
         return None, 0.0  # the earlier value still stands; the text adds or restates
-    # "also" opening one sentence of a longer message turns to another matter of it ("also, as
-    # the hall is booked, we'll meet on Fridays"); opening a message it adds ("also using X for drafts")
-    said_beside = _OPENING_ALSO.sub("", part) if part_of_many else part
+    # "also" opening one sentence of a longer message (this part, or a short one joined to it) turns to
+    # another matter of it ("also, as the hall is booked, we'll meet on Fridays"); opening a message it
+    # adds ("also using X for drafts")
+    said_beside = _OPENING_ALSO.sub(" ", part).strip() if part_of_many else part
     if is_addition(said_beside) and cue != "correction" and (
             _EXTRA.search(part) or not any(number_like(t) for t in n.tokens)):
         return None, 0.0  # "I also like tea"; with a number only "an extra lesson on Sundays at 10"
     new_value = states_new_value(o, n, value)
-    if _replaces_another(older, part):
+    if replaces_another(older, part):
         return None, 0.0  # "collects Mum at 8:10 not 8:25": the old value named is not this fact's
     if any(same_word(m.group(1).lower(), w) for m in _NOT_THE.finditer(part) for w in subject):
         return None, 0.0  # "Harbour Catering (..., not the bakery)": the earlier subject named as not meant
@@ -367,9 +368,11 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     n_nums = [t for t in n.tokens if number_like(t) and not present(t, o)]
     if (o_nums and cue and attr_ok and (sim >= RELATED_MIN_SIM or glossed)
             and (head_ok or coverage > KEY_COVERAGE
-                 or ((coverage > 0 or named_again) and same_number_kind(o_nums, n_nums, o, n)))
+                 or ((coverage > 0 or named_again) and same_number_kind(o_nums, n_nums, o, n))
+                 or _counted_alike(older, part, o_nums, n_nums))
             and not any(present(v, n) for v in o_nums) and n_nums
-            and _as_share(o_nums, older) == _as_share(n_nums, part)):  # "66%" is no price of "£6"
+            and _as_share(o_nums, older) == _as_share(n_nums, part)  # "66%" is no price of "£6"
+            and not _another_kind_than_money(o_nums, older, n_nums, part)):
         return "the number changed", coverage
     if tool and (head_ok or any(present(w, n) for w in nouns)) and (shared_slot or sim >= RELATED_MIN_SIM):
         return "a tool reports another value", coverage
@@ -458,6 +461,41 @@ def _as_share(numbers: Collection[str], text: str) -> bool:
     return all(re.search(rf"(?<![\d.]){re.escape(v.rstrip('%'))}\s?%", text) for v in numbers)
 
 
+def _another_kind_than_money(old: Collection[str], older: str, new: Collection[str], part: str) -> bool:
+    """A sum of money on one side only, against a count ("5 seats" / "$35/mo") or a clock time ("£45" /
+    "moves to wednesdays at 5"); a sum restated without its sign ("$2,400" / "down to 1,850") is money still."""
+    old_money, new_money = _as_money(old, older), _as_money(new, part)
+    return (new_money and not old_money) or (old_money and not new_money and _at_clock(new, part))
+
+
+def _at_clock(numbers: Collection[str], text: str) -> bool:
+    """One of ``numbers`` is written as a time of day ("at 5", "5pm", "17:30")."""
+    return any(":" in v or re.search(rf"\bat\s+{re.escape(v)}\b(?![.,]?\d)|\b{re.escape(v)}\s?[ap]\.?m\b", text, re.I)
+               for v in numbers)
+
+
+def _as_money(numbers: Collection[str], text: str) -> bool:
+    """Every one of ``numbers`` is written in ``text`` as a sum of money ("£45", "$1,200")."""
+    return all(re.search(rf"[£$€]\s?(?:{re.escape(v)}|{_with_commas(v)})(?!\d)", text) for v in numbers)
+
+
+def _with_commas(number: str) -> str:
+    """``number`` as it may be written with thousands separators ("1200" as "1,200")."""
+    head, dot, tail = number.partition(".")
+    grouped = f"{int(head):,}" if head.isdigit() else head
+    return re.escape(grouped + dot + tail)
+
+
+def _counted_alike(older: str, part: str, old_numbers: Collection[str], new_numbers: Collection[str]) -> bool:
+    """An earlier number and a new one each right before the same word ("the 3rd floor" / "up to the
+    11th floor"): the same thing counted, however the subject is reworded."""
+    def nouns_after(text: str, number: str) -> set[str]:
+        return {m.group(1).lower() for m in re.finditer(rf"(?<![\w.,]){re.escape(number)}\s?([A-Za-z]{{3,}})\b", text)
+                if m.group(1).lower() not in STOP}
+    counted = {w for a in old_numbers for w in nouns_after(older, a)}
+    return bool(counted) and any(nouns_after(part, b) & counted for b in new_numbers)
+
+
 def _labelled(number: str, text: str) -> bool:
     """``text`` writes ``number`` as a label, after one of :data:`_LABEL_WORDS`."""
     return bool(re.search(rf"\b(?:{_LABEL_WORDS})\s+#?{re.escape(number)}\b", text, re.I))
@@ -467,7 +505,7 @@ def _labelled(number: str, text: str) -> bool:
 _NOT_THE = re.compile(r"\bnot (?:the|our|my|their) ([\w-]+)\b", re.I)
 
 
-def _replaces_another(older: str, part: str) -> bool:
+def replaces_another(older: str, part: str) -> bool:
     """``part`` names the number or time it replaces, and ``older`` does not hold it: the change is
     another fact's."""
     olds = [m.group(1).rstrip(".,") for m in _NAMED_OLD.finditer(part)]

@@ -50,10 +50,13 @@ def flipped(older: str, newer: str) -> bool:
     if len(o_content) < 2:
         return False
     first, second = o_content[0], o_content[1]
+    breaks = phrase_starts(newer)
     at_first = [j for j, t in enumerate(n_words) if same_word(t, first)  # "the raw diet *for Luna*": an adjunct
                 and not (j and n_words[j - 1] in _ADJUNCT_PREP)]
+    if any(j and breaks[j] for j in at_first) and not re.search(rf"\b{re.escape(first)}\w*['’]s\b", older, re.I):
+        return False  # "billing db upgraded, *prod* now on 16": a modifier of the subject opens a clause, the
+        # subject again ("Mum's physio" / "..., Mum likes him": the owner opens a statement of her own)
     at_second = [j for j, t in enumerate(n_words) if same_word(t, second)]
-    breaks = phrase_starts(newer)
     if _adjunct_of(o_words, first, second) and any(
             j + d in at_first and not any(breaks[j + 1:j + d + 1]) for j in at_second for d in range(1, _COMPOUND + 1)):
         return False  # "Flight *to Lisbon*" said as "the Lisbon flight": one noun phrase, reordered

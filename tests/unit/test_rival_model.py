@@ -146,3 +146,19 @@ def test_an_addition_opening_a_longer_message_is_never_judged():
     assert features("Choir rehearsals are on Mondays.",
                     "Great concert! Also, from next week rehearsals move to Thursdays.", "When are rehearsals?",
                     NEAR) is not None
+
+
+@pytest.mark.parametrize("older, later, question", [
+    # another of a kind, as capture reads it: placed elsewhere, another named office, another branch
+    ("My favourite bakery near work is Crumb & Crust.", "found a new favourite bakery near home, Loaf Lane, right by "
+     "the station", "What's my favourite bakery near work?"),
+    ("The firm's Leeds office is on Park Row, third floor.", "Big news, the York office is moving to Micklegate next "
+     "month!", "Where's our Leeds office?"),
+    ("Sam's gym: FitBox Central - opens 6:00 on weekdays.", "FitBox's Riverside branch now opens at 5:30 on weekdays, "
+     "says the app.", "What time does my gym open on weekdays?"),
+    # the later text names the value it replaces, and it is another fact's
+    ("Gran's physio starts at 10am at the Oak clinic.", "the taxi for Gran's physio now comes at 9:05 not 9:20, they "
+     "changed the route", "What time does Gran's physio start?"),
+])
+def test_another_of_a_kind_or_another_facts_value_is_not_judged(older, later, question):
+    assert probability(older, later, question, NEAR) == 0.0

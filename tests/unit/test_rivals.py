@@ -163,3 +163,17 @@ def test_the_speakers_own_subject_with_another_owner_rivals_nothing():
     assert rival("My physio wants the shoulder exercises done twice a day.",
                  "bro's physio has him doing his shoulder stuff 4x daily, madness",
                  "How often should I do my shoulder exercises?") is None
+
+
+def test_a_slot_only_the_question_names_is_no_new_value():
+    """"office" places a statement, but "office wifi" said again holds no place of its own."""
+    older, question = "The agency's office is on the 4th floor of Mill House.", "Where is the agency's office?"
+    assert rival(older, "agency office wifi got changed today, new password to follow", question) is None
+    assert rival(older, "the agency office moved to Dock Street over the weekend", question) == REASON
+
+
+def test_another_value_named_as_replaced_is_another_facts():
+    older, question = "Gran's physio starts at 10am at the Oak clinic.", "What time does Gran's physio start?"
+    later = "the taxi for Gran's physio now comes at 9:05 not 9:20, they changed the route"
+    assert rival(older, later, question) is None
+    assert rival(older, "Gran's physio starts at 11am these days", question) == REASON

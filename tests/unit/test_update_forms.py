@@ -239,6 +239,10 @@ def test_a_possessor_before_the_value_is_no_single_valued_attribute():
     ("Office wifi is FloorNet-5. Keisha, could you print the new password?", True),
     ("Is the boiler service still on the 22nd?", False),
     ("The boiler service sounds fine. Have you had yours done yet?", False),  # a question about the matter
+    # an exclaimed opening, then statements, then a request; a list whose last item asks someone to act
+    ("Home at last! Slept on the ferry. Moving the car to the Elm Road garage for good. Can you remind me "
+     "to cancel the old permit?", True),
+    ("Plans for the week:\n- bins out Tuesday\n- piano now on Thursdays\n- Omar, can you do the school run?", True),
 ])
 def test_a_statement_closed_by_a_request_is_a_belief(text, belief):
     from hindsight_core.lifecycle.beliefs import is_belief
@@ -556,3 +560,62 @@ def test_numbered_items_inside_a_line_are_one_statement():
 def test_an_exclamation_stating_a_measure_is_a_statement():
     assert one_sentence("Pepper gets 80 g of wet food twice a day, weighed!")
     assert not one_sentence("What a day!")
+
+
+def test_a_plan_being_reworked_is_no_amount_of_money():
+    """"plan" names no money slot: "Ravi's redoing the plan" says nothing of the budget Ravi owns."""
+    newer = "after the review the Q2 events spend was cut to 18k. Ravi's redoing the plan"
+    assert judge_update("Ravi owns the events budget; sign-offs go through him", newer, 0.45) is None
+
+
+def test_a_modifier_of_the_subject_opening_a_clause_is_no_flipped_subject():
+    from hindsight_core.lifecycle.update_subjects import flipped
+
+    older = "staging search cluster is running OpenSearch 2.9"
+    assert not flipped(older, "weekend patching done: search cluster upgraded, staging now on OS 2.13")
+    assert flipped("Nadia's manager is Hana.", "Bruno's manager is now Nadia.")
+    # the owner opening a statement of her own still reads as another subject
+    assert flipped("Dad's dentist is Tuesdays at 3pm at the Elm clinic.",
+                   "The Elm clinic dentist is Rosa, Dad likes her.")
+    assert judge_update("Dad's dentist is Tuesdays at 3pm at the Elm clinic.",
+                        "The Elm clinic dentist is called Rosa, Dad likes her.", 0.4) is None
+
+
+def test_make_it_a_new_amount_is_a_change():
+    assert update_cue("told the farm to make it 18 eggs a week") == "change"
+    assert update_cue("we can make it on Saturday after all") is None  # attending, no value set
+    assert judge_update("Riverside Farm egg delivery: 12 eggs every Friday, box by the door.",
+                        "told riverside to make it 18 eggs a week, the kids get through loads", 0.6) is not None
+
+
+def test_a_count_per_the_same_period_is_its_own_key():
+    older = "Your swim plan is 2 sessions a week, 40 minutes each."
+    assert judge_update(older, "from next week the coach has me at three sessions a week, eek", 0.5) is not None
+
+
+def test_the_same_counted_thing_with_another_number():
+    older = "The design team sits on the 2nd floor of the Vale Building."
+    assert judge_update(older, "we got moved up to the 7th floor this week, much better light", 0.3) is not None
+
+
+def test_also_opening_a_short_later_sentence_adds_nothing_to_the_change():
+    newer = ("Catching up: cleared the loft on Sunday. Plumbing-wise I'm with Dana at PipeWorks now, FixRight was "
+             "always booked up. Also need bulbs.")  # the short last sentence is read with the one before it
+    assert judge_update("Our plumber is Ray at FixRight.", newer, 0.3) is not None
+
+
+def test_a_diff_replacing_the_value_under_the_statements_key():
+    older = "The build job runs on ubuntu-22.04 images."
+    assert judge_update(older, "merged it:\n-  runs-on: ubuntu-22.04\n+  runs-on: ubuntu-24.04", 0.3) is not None
+    assert judge_update(older, "merged it:\n-  container: ubuntu-22.04\n+  container: ubuntu-24.04", 0.3) is None
+
+
+def test_a_sum_of_money_is_no_count_and_no_clock_time():
+    # another attribute of the same subject: a count for a price, a clock time for a fee
+    assert judge_update("The Team plan includes 8 seats.", "pricing page updated - Team is $49/mo now, Solo unchanged",
+                        0.5) is None
+    later = "note from the coach: from next week Leo's judo group moves to mondays at 6, same dojo"
+    assert judge_update("Leo's judo: £38 per half term, pay through the club app", later, 0.45) is None
+    # a sum said again without its sign is still the sum
+    later = "committee trimmed the summer fair money down to 2,750 after the sponsor pulled out"
+    assert judge_update("Noted: the summer fair budget is $3,200.", later, 0.5) is not None
