@@ -146,16 +146,17 @@ def _text_signals(older: str, newer: str, query: str) -> tuple[float, ...] | Non
     if len(clauses) > 1 and _ONE_MORE.search(clauses[0]) and is_addition(clauses[0]) and _present_any(
             content(older), clauses[0]):
         return None  # "Nan's adopted a second cat, ..." after "Nan's cat is ...": one more beside the earlier one
+    if (about_someone_else(older, stated) or sibling_id(older, stated) or other_instance(older, stated)
+            or named_branch(older, stated) or replaces_another(older, stated)):
+        return None  # "I prefer mornings" / "Chris told me he prefers afternoons"; "U12 match" / "U14 game";
+        # another of a kind, as capture reads it: "the Wells office", "Pulse Club's Alvalade branch"; another
+        # fact's value named as replaced ("picks him up at 6:05 not 6:20")
     o, q, n = read(older), read(query), read(stated)
     asked = list(dict.fromkeys(q.tokens))
     anchor = [w for w in asked if _present(w, o)]
     missing = {w for w in anchor if not _present(w, n)}
-    if (about_someone_else(older, stated) or sibling_id(older, stated) or other_instance(older, stated)
-            or named_branch(older, stated) or (missing and place_swapped(older, stated, missing))
-            or replaces_another(older, stated)):
-        return None  # "I prefer mornings" / "Chris told me he prefers afternoons"; "U12 match" / "U14 game";
-        # another of a kind, as capture reads it: "the Wells office", "Pulse Club's Alvalade branch", "near
-        # home"; another fact's value named as replaced ("picks him up at 6:05 not 6:20")
+    if missing and place_swapped(older, stated, missing):
+        return None  # the asked place said of another one of the kind: "near work" / "near home"
     value, new = value_and_new(older, o, n, q, anchor)
     strong_o, strong_n = o.slots & _STRONG_SLOTS, n.slots & _STRONG_SLOTS
     asked_names = {w.lower() for w in _INNER_CAPITALISED.findall(query)}

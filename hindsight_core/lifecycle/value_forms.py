@@ -217,13 +217,13 @@ def _amount_changed(older: str, part: str, sim: float, cued: bool = False) -> bo
     # a measure written with its unit of weight or volume ("55g" / "70g", "50 mcg" / "75 mcg"), one of
     # that unit on each side, is the key itself when the two texts are related at all
     # (and no other named owner: "Pickle's weigh-in: 4.6 kg" is not Biscuit's weight)
-    measured = [u for u in _MEASURES if sum(u == x for _, x in old) == 1 and sum(u == x for _, x in new) == 1]
     # so is a count per the same period ("3 runs a week" / "four runs a week")
-    once = [u for _, u in old if sum(u == x for _, x in old) == 1 and sum(u == x for _, x in new) == 1]
-    per_period = any(x in _PERIODS and (v, x) in new for v, x in old) and any(u not in _PERIODS for u in once)
+    once = {u for _, u in old if sum(u == x for _, x in old) == 1 and sum(u == x for _, x in new) == 1}
+    measured = bool(once & _MEASURES)
+    per_period = any(x in _PERIODS and (v, x) in new for v, x in old) and bool(once - _PERIODS)
     o_caps, n_caps = _capitalised(older), _capitalised(part)
     other_owner = bool(o_caps - n_caps) and bool(n_caps - o_caps)
-    return bool(measured or per_period) and sim >= RELATED_MIN_SIM and not other_owner
+    return (measured or per_period) and sim >= RELATED_MIN_SIM and not other_owner
 
 
 #: Periods a count is given per ("a week", "a day").
