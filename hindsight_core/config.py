@@ -65,7 +65,9 @@ class LifecycleConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     supersede_on_capture: bool = Field(True, description="A captured fact that updates an older belief supersedes it.")
-    contradiction_min_sim: float = Field(0.55, ge=0.0, le=1.0, description="Cosine from which two facts are compared.")
+    contradiction_min_sim: float = Field(0.55, ge=0.0, le=1.0, description=(
+        "Cosine from which the word-by-word template rules compare two facts (at most 0.35 is used); the slot "
+        "rules read a new fact's nearest stored facts at any closeness."))
     llm_judge: bool = Field(True, description="Ask engine.llm about close pairs the rules leave undecided.")
     auto_history: bool = Field(True, description="A query about the past ('what was it before?') includes history.")
     consolidate_every: int = Field(50, ge=0, description="New units that trigger background consolidation (0: off).")

@@ -140,7 +140,7 @@ rate: tarifa / tarif / satz tarif / tarifa taxa / tariffa
 word: palabra / mot / wort / palavra / parola
 per: por / par / pro je / por / per
 week: semana / semaine / woche / semana / settimana
-weekly: semanal / hebdomadaire / wochentlich / semanal / settimanale
+weekly: semanal por_semana a_la_semana / hebdomadaire par_semaine / wochentlich pro_woche / semanal por_semana / settimanale a_settimana alla_settimana
 month: / mois / monat / / mese
 this_month: este_mes / ce_mois ce_mois-ci / diesen_monat / este_mes / questo_mese
 last_month: el_mes_pasado mes_pasado / le_mois_dernier / letzten_monat / o_mes_passado no_mes_passado mes_passado / il_mese_scorso mese_scorso
@@ -152,7 +152,7 @@ this_year: este_ano / cette_annee / dieses_jahr / este_ano / quest'anno
 per_month: al_mes por_mes cada_mes / par_mois / pro_monat im_monat / por_mes / al_mese
 year: ano / annee / jahr / ano / anno
 day: dia / jour journee / tag / dia / giorno
-daily: diario diaria / quotidien quotidienne / taglich / diario diaria / quotidiano quotidiana
+daily: diario diaria al_dia por_dia / quotidien quotidienne par_jour / taglich am_tag pro_tag / diario diaria por_dia ao_dia / quotidiano quotidiana al_giorno
 morning: manana / matin matinee / morgen vormittag / manha / mattina
 evening: noche / soir soiree / abend / noite /
 night: noche / nuit / nacht / noite / notte

@@ -50,7 +50,6 @@ from hindsight_core.lifecycle.update_languages import (is_foreign, linked_across
 from hindsight_core.lifecycle.update_rules import (RELATED_MIN_SIM, is_tool_record, judge_update, sibling_fact,
                                                    update_strength)
 from hindsight_core.lifecycle.update_statements import said
-from hindsight_core.lifecycle.value_forms import anchored_change
 from hindsight_core.models import CaptureResult, Flag, MemoryKind, MemoryStatus, MemoryUnit
 
 if TYPE_CHECKING:
@@ -91,7 +90,11 @@ _BATCH_NEIGHBOURS = 8  # earlier units of the same capture batch checked per new
 _ENTITY_CAP = 50  # an entity named by more units than this (a team, a city) does not pick candidates
 _ENTITY_MIN_SIM = 0.25  # cosine from which a stored fact naming the same rare entity is compared
 _TEMPLATE_MIN_SIM = 0.35  # word-by-word rules apply from here (as for the entity neighbours before)
-_ANCHORED_MIN_SIM = 0.05  # below the gate, a neighbour is compared only when an anchored form links the two
+#: The nearest stored units from this cosine go to the rules, which decide: a reworded update sits far
+#: below the slot rules' own closeness ("Marco is treasurer of the ... parents' association" / "handed
+#: all the PA money stuff over to Yusra" at 0.17, an inventory line "CI: Buildkite" at 0.09); the rules
+#: that weigh closeness ask it themselves.
+_RULES_MIN_SIM = 0.05
 _JUDGE_MIN_SIM = 0.6  # the LLM judge is asked only about pairs this close that the rules leave open
 _JUDGE_CACHE_SIZE = 4096  # LLM verdicts kept per model, keyed by the two texts
 
@@ -245,8 +248,18 @@ def _asks(text: str) -> bool:
     if not text.endswith("?"):
         return False
     sentences = _SENTENCE.split(text)
+    news = _ASIDE.sub("", " ".join(sentences[:-1]))  # "(overbooked??)" asks nothing
+    if len(sentences) >= _NOTE_SENTENCES and not {"?", "!"} & set(news) and len(news.split()) >= _NOTE_WORDS:
+        return False  # a note of news closing with a question on another matter ("... any tips for a gift?")
     return not ((len(sentences) > 1 and "?" not in sentences[0] and _REQUEST.match(sentences[-1]))
                 or closed_by_request(sentences[-1]))
+
+
+#: Sentences (the closing question one of them) and words before the question that make a message a
+#: note of news, not a question: a chat turn's "Went hiking. It was great. Have you been?" stays one, as
+#: does an exclaimed one however long ("Hey James! Long time no see! I have great news! ... Have you ...?").
+_NOTE_SENTENCES, _NOTE_WORDS = 3, 30
+_ASIDE = re.compile(r"\([^)]*\)")
 
 
 #: Capitalised words, a sentence's first included: in another language the entity reader finds no
@@ -406,9 +419,8 @@ def supersede_on_capture(
     gate = min(cfg.contradiction_min_sim, RELATED_MIN_SIM)  # the slot rules compare reworded pairs too
     for row, n in enumerate(todo):
         foreign = is_foreign(units[n].text)  # the embedder is English: a message in another language sits far away
-        close = [(i, sim) for i, sim in near.get(units[n].id, []) if sim >= gate or (i in index.units and (
-            (sim >= _ANCHORED_MIN_SIM and anchored_change(index.units[i].text, units[n].text))
-            or (foreign and linked_across_languages(index.units[i].text, units[n].text))))]
+        close = [(i, sim) for i, sim in near.get(units[n].id, []) if sim >= _RULES_MIN_SIM or (
+            foreign and i in index.units and linked_across_languages(index.units[i].text, units[n].text))]
         speaker = units[n].speaker
         stored_cands[units[n].id] = [  # another speaker's statement is theirs to update, never this one's
             (i, sim) for i, sim in _with_entity_neighbours(index, units[n], vecs[row], close, foreign)

@@ -49,7 +49,10 @@ _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b" + _MONTHS + r"[a-z]*\.?\s+\d{1,2}
                    r"(?!\s+(be|have|need|not|want|also|still|take|get|go|come|help|work|well|only)\b)|"
                    r"\b\d{1,2}(st|nd|rd|th)?\s+(of\s+)?(january|february|march|april|june|july|august|september|october|"
                    r"november|december)\b|\b" + _ORDINAL_WORDS + r"\s+of\s+(january|february|march|april|may|june|july|"
-                   r"august|september|october|november|december)\b", re.I)
+                   r"august|september|october|november|december)\b|"
+                   # a day counted from now: "the weekend after next", "by the end of next week", "in two weeks"
+                   r"\b(?:weekend|week|month) after next\b|\b(?:end|start|beginning|middle)(?: of)? (?:next|this|the) "
+                   r"(?:week|month)\b|\bin (?:two|three|four|\d) weeks\b", re.I)
 _DAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day", re.I)
 _DURATION = re.compile(r"\b\d+\s?(h|hrs?|hours?|m|mins?|minutes?|days?|weeks?|months?|years?)\b|\b\d+h\s?\d+m\b", re.I)
 _COUNT = re.compile(r"\b\d+\s?(x|times|people|engineers|seats|pods|workers|replicas|nodes|guests|members|users|"

@@ -88,7 +88,10 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\bidea'?s? (has |was |got )?(been )?(dropped|scrapped|shelved|ditched|binned)\b|\bthat'?s off\b|\bnixed\b|"
         r"\b(rejected|vetoed|voted down|shot down|turned down|dropped|scrapped|shelved) (it|that|this)\b", _F)),
     ("past_event", re.compile(
-        r"\b(back in|in (19|20)\d\d|last year('s)?|in college|in school|growing up|grew up|used to|remember when|"
+        # "back in 2019", "back in college"; not "back in stock", "back in active development"
+        r"\b(back in (?:(19|20)\d\d|the day|the days|those days|college|school|uni|university|high school|the \w+s|"
+        r"january|february|march|april|may|june|july|august|september|october|november|december)|"
+        r"in (19|20)\d\d|last year('s)?|in college|in school|growing up|grew up|used to|remember when|"
         r"years ago|when I was|back when|in the old days|spent \d+ years|as a kid|good times|last time|"
         r"in the (sixties|seventies|eighties|nineties|\d0s)|old (photo|picture)s?|throwback|when (we|i) first|"
         r"when (he|she|they|we) (was|were)|"
@@ -257,9 +260,31 @@ def clause_look_alike(clause: str, about: frozenset[str] = frozenset()) -> str |
     return None
 
 
-def denies(text: str) -> bool:
-    """The message denies a change ("it didn't", "nothing's changed", "ignore the rumour")."""
+def denies(text: str, subject: tuple[str, ...] = ()) -> bool:
+    """The message denies a change ("it didn't", "nothing's changed", "ignore the rumour").
+
+    With ``subject`` (the earlier statement's subject words), a sentence saying only that another
+    thing did not change is an aside beside the change, no denial of it.
+
+    Example:
+        >>> denies("Ingrid owns the sign-off now. deadline hasn't changed.", ("sign-off",))
+        False
+        >>> denies("Ingrid owns it now? no, the sign-off hasn't changed.", ("sign-off",))
+        True
+    """
+    if subject:
+        text = " ".join(s for s in _SENT.split(text) if not _another_unchanged(s, subject))
     return bool(_DENIAL.search(text))
+
+
+#: A sentence saying only that one thing did not change: "deadline hasn't changed.", "the fee didn't change".
+_THING_UNCHANGED = re.compile(r"^\W*(?:the |our |my |their |its |his |her )?([a-z][\w-]*(?: [a-z][\w-]*){0,2}) "
+                              r"(?:hasn'?t|has not|didn'?t|did not|won'?t|will not) change[ds]?\W*$", _F)
+
+
+def _another_unchanged(sentence: str, subject: tuple[str, ...]) -> bool:
+    m = _THING_UNCHANGED.match(sentence)
+    return m is not None and not any(read(m.group(1)).has(w) for w in subject)
 
 
 #: A clause after a comma saying another attribute is kept ("we'll open at 8:30, closing time stays the

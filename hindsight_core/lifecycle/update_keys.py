@@ -35,7 +35,7 @@ MAIN_VERB = re.compile(
     r"(?:keeps?|kept)(?!\s+(?:\w+ing|me|us|you)\b)|"  # "keep dreaming", "keeps me going", "keep you posted": how, not what
     r"manages?|reports?|sends?|wants?|needs?|holds?|tops?|terminates?|stores?|hosts?|sync|syncs|arrives?|ends?|"
     r"closes?|opens?|teaches|attends?|plays?|drives?|rides?|owned|managed|led|held|located|based|called|named|"
-    r"scheduled|set|due|booked|puts?|writes?|sees|visits?|walks?|feeds?|bills?|charges?|points?|speaks?)\b|:", re.I)
+    r"scheduled|set|due|booked|puts?|writes?|sees|visits?|walks?|feeds?|bills?|charges?|points?|speaks?|flies|departs?)\b|:", re.I)
 _COPULA = frozenset({"is", "are", "was", "were", "'s", "'re", "'m", "am", "has", "have", "do", "does", ":"})
 #: Machine output: "[jira] ...", "key=value", "Key: value" lines, a shell prompt, a diff line.
 #: A "key=value" pair counts near a line's start or beside another one, not as a label inside a sentence

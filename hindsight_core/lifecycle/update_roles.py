@@ -37,7 +37,7 @@ _TRANSFER = re.compile(
     r"coach|president|treasurer|secretary|organi[sz]er|host|editor)\b|"
     r"\breports? to\b|\breporting to\b|"
     # "handing the refactor over to Yusra", "took it over", "stepping up as", "got elected", "picking up the file"
-    r"\bhand(ed|ing|s)? (\w+ ){0,5}over to\b|\b(took|takes|taking|taken) (it|this|that|them) over\b|"
+    r"\bhand(ed|ing|s)? ([\w'’-]+ ){0,6}over to\b|\b(took|takes|taking|taken) (it|this|that|them) over\b|"
     r"\bstep(ped|ping|s)? up as\b|\b(elected|appointed|promoted)\b|\bpicking up\b|"
     r"\bowns? (\w+ ){0,4}now\b|\b(is|'s) (now )?(the )?(dri|lead on|in charge of|charge on)\b|"
     r"\b(goes|go|going) to (?-i:[A-Z])", re.I)
@@ -156,9 +156,32 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
     if not distinct:
         return None
     # the duty named where something is said to stay ("She's still doing her clinics") did not pass
-    passed = read(" ".join(s for s in re.split(r"(?<=[.!?])\s+|[,;]\s+", part) if not _STILL.search(s)))
+    kept_apart = " ".join(s for s in re.split(r"(?<=[.!?])\s+|[,;]\s+", part) if not _STILL.search(s))
+    passed = read(kept_apart)
     shared = [w for w in distinct if present(w, passed)]
-    return "the duty passed to someone else" if len(shared) * 2 >= len(distinct) else None
+    return ("the duty passed to someone else" if len(shared) * 2 >= len(distinct) or _title_again(older, kept_apart)
+            else None)
+
+
+#: A title: a role noun with the word that says which ("release manager", "PTA treasurer").
+_TITLE = re.compile(r"\b([a-z][\w-]+) (manager|lead|owner|coordinator|treasurer|secretary|captain|organi[sz]er|"
+                    r"supervisor|director|maintainer|chair)\b", re.I)
+
+
+#: A number or version naming which one ("for v4.2", "for 5.0").
+_NUMBERED = re.compile(r"\b[vV]?\d+(?:\.\d+)*\b")
+
+
+def _title_again(older: str, part: str) -> bool:
+    """The earlier statement's title said again, as written ("Release manager for v4.2 is Priyanka" /
+    "Goran takes over as release manager for 4.2"): the title names the duty, whatever else the earlier
+    text says, unless the later text numbers another one ("release manager for 5.0")."""
+    numbered = {t.lower().lstrip("v") for t in _NUMBERED.findall(older)}
+    if any(t.lower().lstrip("v") not in numbered for t in _NUMBERED.findall(part)):
+        return False
+    titles = {(m.group(1).lower(), m.group(2).lower()) for m in _TITLE.finditer(older)
+              if m.group(1).lower() not in STOP}
+    return any((m.group(1).lower(), m.group(2).lower()) in titles for m in _TITLE.finditer(part))
 
 
 _STILL = re.compile(r"\b(still|stays?|staying|keeps?|keeping)\b", re.I)

@@ -103,7 +103,8 @@ _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value chang
              "the duty passed to someone else": 2.0, "promoted: the title changed": 2.0, "the job ended": 2.0,
              "a tool field reports another value": 2.0, "moved to another place": 2.0,
              "changed, said in another language": 2.0, "renamed": 2.0,
-             "the value's qualifier changed": 1.5, **{form: 1.5 for form in FORMS},
+             "the value's qualifier changed": 1.5, "the status moved on": 1.5, "another value of its form": 1.5,
+             **{form: 1.5 for form in FORMS},
              # a value of one kind for a value of that kind (grams for grams, a version after its product)
              **{form: 2.5 for form in VALUE_FORMS}}
 #: Pair verdicts kept: capture asks about each (older, newer, sim) pair up to three times (candidate
@@ -190,7 +191,7 @@ def _judge(older: str, newer: str, sim: float, glossed: bool = False) -> tuple[s
     subject, verb, value = key_and_value(older)
     if not subject and verb is None and len(value) >= LONG_KEYLESS:
         return None, 0.0  # no subject or attribute to update: a remark ("gonna chat with local leaders, ...")
-    if denies(newer):
+    if denies(newer, subject):
         return None, 0.0
     # "hotel: Harbour Inn, unchanged", "Mochi stays on her usual": the thing is kept, however the rest reads
     named = [w for w in subject if _capitalised(w, older)]  # "Mochi"
@@ -335,6 +336,10 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     if (removed == "named" and (head_ok or sim >= RELATED_MIN_SIM) and (new_value or cue) and (cue or concrete)
             and not about_value):
         return "earlier value named as changed", coverage
+    if head_ok and not about_value and status_moved_on(older, part):
+        return "the status moved on", coverage
+    if head_ok and (cue or tool) and shaped_value_replaced(older, part):
+        return "another value of its form", coverage
     if not new_value:
         return None, 0.0
     # "my editor font" repeated in full in a long message, with a value of the same kind
@@ -374,6 +379,13 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
             and _as_share(o_nums, older) == _as_share(n_nums, part)  # "66%" is no price of "£6"
             and not _another_kind_than_money(o_nums, older, n_nums, part)):
         return "the number changed", coverage
+    # a correction giving one number for the earlier statement's one number, however the subject is
+    # reworded ("maya's shoe size: 2" / "she's a 3.5 actually, not what I'd written down")
+    if (cue == "correction" and (sim >= RELATED_MIN_SIM or glossed) and len(o_nums) == 1 and len(set(n_nums)) == 1
+            and not any(present(v, n) for v in o_nums)
+            and _as_share(o_nums, older) == _as_share(n_nums, part)
+            and not _another_kind_than_money(o_nums, older, n_nums, part)):
+        return "the number changed", coverage
     if tool and (head_ok or any(present(w, n) for w in nouns)) and (shared_slot or sim >= RELATED_MIN_SIM):
         return "a tool reports another value", coverage
     if head_ok and attr_ok and cue and o_named_value and (shared_slot or sim >= CLOSE_SIM) and any(not present(t, o) for t in n.names):
@@ -401,20 +413,71 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
             and not _SHARED_TOO.search(said_beside) and (
             removed == "gone" and sim >= RELATED_MIN_SIM or removed == "partly" and sim >= _PARTLY_REPLACED_SIM)):
         return "the slot's value replaced", coverage
-    # the subject's head said again, a cue, the earlier named value (no number or time) gone and a new
+    # the subject's head said again, a cue, the earlier named value gone (beside a number or time the
+    # later text says is kept: "NexGard, on the 1st" / "switched to Simparica, still monthly") and a new
     # name in its place ("Our dog Pip eats Acme Kibble" / "vet put Pip on Brightpaw Senior ..., so that
     # is all he gets now"), however far apart MiniLM puts the two texts
     # In a longer message the sentence itself says the value was replaced ("the new pup Ned" is no such
     # word), names the subject and writes the new name with capitals ("Oh and Rex sees Dr Feld at
     # Northgate Vets now"; a hostname is another kind)
     if (cue and attr_ok and removed == "gone" and sim >= RELATED_MIN_SIM and head_ok
-            and not o.values and _named_value(older, o, value)
+            and not (o.values and (n_nums or not _SAID_KEPT.search(part))) and _named_value(older, o, value)
             and any(_proper_name(t) and (not part_of_many or _capitalised(t, part))
                     for t in n.names if not present(t, o))
             and (not part_of_many or (_MOVED_TO.search(part) and any(_name_like(w, o, older) and present(w, n)
                                                                      for w in nouns)))):
         return "same subject, another named value", coverage
     return None, 0.0
+
+
+#: The later text says something stays as it was: "still monthly", "same days", "as before".
+_SAID_KEPT = re.compile(r"\b(?:still|same|unchanged|as before)\b", re.I)
+#: Where a piece of work stands: in draft, on hold, blocked ..., then submitted, shipped, signed off ...
+_STATUS = re.compile(
+    r"\b(?:in (?:draft|beta|closed beta|open beta|review|design review|progress|testing|qa|development|"
+    r"active development|acclimati[sz]ation|production|planning)|on hold|paused|blocked|waiting (?:on|for)|pending|"
+    r"not started|drafting|submitted|shipped|(?:is|are|went|gone|now) live|launched|released|done|complete[d]?|"
+    r"closed|merged|approved|signed off|finished|published|deployed|went out|started|resumed|cancel+ed|"
+    r"dropped|accepted|rejected)\b", re.I)
+
+
+def status_moved_on(older: str, part: str) -> bool:
+    """The earlier statement says where a piece of work stands and the later text says it stands
+    elsewhere, the earlier status gone ("Chapter 3 is in draft" / "ch3 is signed off!").
+
+    Example:
+        >>> status_moved_on("The grant application is still in draft.", "the grant application got submitted at 4:58pm")
+        True
+        >>> status_moved_on("The grant application is in draft.", "the grant application is in draft, submitting Friday")
+        False
+    """
+    old = {m.group(0).lower() for m in _STATUS.finditer(older)}
+    new = {m.group(0).lower() for m in _STATUS.finditer(part)}
+    return bool(old and new) and not old & new
+
+
+#: Values written in a form of their own: a channel, a handle, an e-mail address, a web address, a path.
+_SHAPES = (re.compile(r"(?<![\w#&])#[a-z][\w-]+", re.I), re.compile(r"(?<![\w@])@[a-z][\w.-]*\w", re.I),
+           re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]*\w"), re.compile(r"\bhttps?://[^\s,;)]+"),
+           re.compile(r"(?<![\w/~.])/[\w.-]+(?:/[\w.-]+)+/?"))
+
+
+def shaped_value_replaced(older: str, part: str) -> bool:
+    """The earlier statement's value is written in a form of its own (``#ops-alerts``, ``@ade``, an
+    address, a path) and the later text gives another of that form, the earlier one unsaid.
+
+    Example:
+        >>> shaped_value_replaced("Incidents go to #ops-fire.", "incidents go in #sev-room going forward")
+        True
+        >>> shaped_value_replaced("Incidents go to #ops-fire.", "#ops-fire is muted, ping #sev-room too")
+        False
+    """
+    for shape in _SHAPES:
+        old = {m.group(0).lower() for m in shape.finditer(older)}
+        new = {m.group(0).lower() for m in shape.finditer(part)}
+        if old and new and not old & new:
+            return True
+    return False
 
 
 #: Who reports the change: "the dentist said to use only this paste" names the dentist as no attribute.

@@ -349,6 +349,11 @@ def other_possessor(older: str, newer: str, heads: tuple[str, ...] = ()) -> bool
     owned = {w for w in owned if any(same_word(w, h) for h in heads)}
     if not owned:
         return False
+    n_raw = [w.lower() for w in _RAW.findall(newer)]
+    # "they shuffled their accounts, our new account manager is ...": the speaker's own thing said again
+    # beside another's is still the speaker's ("my brother's manager" is the brother's)
+    if any(_mine_again(n_raw[i + 1:i + 3], owned) for i in range(len(n_raw)) if n_raw[i] in _MINE):
+        return False
     for m in _THEIRS.finditer(newer):
         owner = m.group(1).lower().replace("’", "'").removesuffix("'s")
         if owner in o_raw or owner in _MINE:
@@ -357,12 +362,22 @@ def other_possessor(older: str, newer: str, heads: tuple[str, ...] = ()) -> bool
             return True
     if _only_as_owner(older, newer, heads):
         return True
-    n_raw = [w.lower() for w in _RAW.findall(newer)]
     if any(w in _MINE for w in n_raw):
         return False
     for j in range(2, len(n_raw)):  # "the *platform* team" for "our team": one team named among others
         if (n_raw[j - 2] in ("the", "a", "an") and any(same_word(stem_word(n_raw[j]), w) for w in owned)
                 and n_raw[j - 1] not in _NOT_OTHER and stranger(stem_word(n_raw[j - 1]), o_raw)):
+            return True
+    return False
+
+
+def _mine_again(after: list[str], owned: set[str]) -> bool:
+    """The words after "my" / "our" name the speaker's own thing before any other owner ("our new
+    account manager", not "my brother's manager")."""
+    for w in after:
+        if w.endswith(("'s", "’s")):
+            return False
+        if any(same_word(stem_word(w), x) for x in owned):
             return True
     return False
 

@@ -171,7 +171,7 @@ def states_new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
         renamed_id = any(is_id(v) for v in o_nums) and any(ID_SHAPE.fullmatch(t) for t in n_new)
         # a day for a day, or for a date ("3 October" / "next Wednesday now")
         return named or renamed_id or any(number_like(t) or t in _SPELLED_NUMBERS for t in n_new) or bool(
-            (n.slots & o.slots & {"day", "status"} or o.slots & WHEN_SLOTS and "day" in n.slots)
+            (n.slots & o.slots & {"day", "date", "status"} or o.slots & WHEN_SLOTS and "day" in n.slots)
             and any(not number_like(t) for t in n_new))
     if o.slots & WHEN_SLOTS and n.slots & WHEN_SLOTS and any(number_like(t) for t in n_new):
         return True  # "the first Friday" -> "by the 10th": a date for a day

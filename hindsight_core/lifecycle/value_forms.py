@@ -53,7 +53,7 @@ from hindsight_core.lifecycle.slots import STOP, content, names, same_word, slot
 from hindsight_core.lifecycle.update_cues import split_clauses, update_cue
 from hindsight_core.lifecycle.update_keys import CLOSE_SIM, RELATED_MIN_SIM, is_tool_record
 
-__all__ = ["form_change", "cued_nearby_form", "anchored_change", "amounts", "UNIT_NAMES", "FORMS", "SUBJECT_CHECKED", "VALUE_FORMS"]
+__all__ = ["form_change", "cued_nearby_form", "amounts", "UNIT_NAMES", "FORMS", "SUBJECT_CHECKED", "VALUE_FORMS"]
 
 #: The reason each form returns (also its name in a unit's ``superseded (...)`` flag).
 FORMS = ("the amount changed", "switched to another of its kind", "the relationship changed",
@@ -698,10 +698,3 @@ def cued_nearby_form(older: str, part: str) -> str | None:
     if _another_model(older, part, cued=True):
         return "another model of the product"
     return None
-
-
-def anchored_change(older: str, newer: str) -> bool:
-    """Forms anchored in words, not meaning (another of a closed set of alternatives, a partner's new
-    state): worth comparing however far apart the two texts' embeddings are ("a die-hard Android user"
-    / "set up my new iPhone" sit at a cosine of about 0.15)."""
-    return _alternative(older, newer) or _relationship_changed(older, newer)

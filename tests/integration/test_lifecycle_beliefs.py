@@ -395,3 +395,17 @@ def test_the_current_fact_with_an_answer_of_the_asked_form_leads(engine):
     plain = engine.bank("tickets", recall={"answer_forms": False})  # the same bank, the order switched off
     before = plain.recall("What's the status of DEV-418?", k=3, as_of=T0 + timedelta(days=40))
     assert before.ids[:2] == [other.unit_id, new.unit_id] and stale.unit_id not in before.ids
+
+
+def test_a_reworded_change_far_from_its_fact_in_vector_space_supersedes(engine):
+    """A handover said in other words sits at a cosine near 0.1 from the duty it hands over: the rules
+    read the nearest stored facts however far, and an unrelated note there stays apart."""
+    bank = engine.bank("far-apart")
+    old = bank.capture("Marta is secretary of the Hillcrest tenants' association.", mentioned_at=T0)
+    other = bank.capture("The Hillcrest bins go out on Thursday nights.", mentioned_at=T0 + timedelta(days=1))
+    note = bank.capture("Dev sorted out the bike shed lock at the meeting.", mentioned_at=T0 + timedelta(days=20))
+    assert note.supersedes == ()
+    new = bank.capture("handed all the TA paperwork over to Dev at the meeting. I'm only doing the garden now, bliss",
+                       mentioned_at=T0 + timedelta(days=30))
+    assert new.supersedes == (old.unit_id,)
+    assert bank.get(other.unit_id).status is MemoryStatus.ACTIVE

@@ -22,6 +22,8 @@ from hindsight_core.lifecycle.update_rules import GLOSSED_WEIGHT, two_voices, up
     ("Da lunedì la riunione del team passa alle 11:30.", ["from monday", "meeting", "11:30"]),
     ("Ab sofort kostet das Vollkornbrot 4,80.", ["from now on", "bread", "4.80"]),  # a compound, a decimal comma
     ("El presupuesto es de 12.500 euros este mes.", ["budget", "12500", "this month"]),  # a thousands point
+    ("Ich laufe jetzt 9.000 Schritte am Tag.", ["now", "9000", "daily"]),  # a period said as a phrase
+    ("Voy al gimnasio tres veces por semana.", ["weekly"]),
 ])
 def test_the_gloss_writes_the_common_words_in_english(text, words):
     out = gloss(text)

@@ -243,6 +243,12 @@ def test_a_possessor_before_the_value_is_no_single_valued_attribute():
     ("Home at last! Slept on the ferry. Moving the car to the Elm Road garage for good. Can you remind me "
      "to cancel the old permit?", True),
     ("Plans for the week:\n- bins out Tuesday\n- piano now on Thursdays\n- Omar, can you do the school run?", True),
+    # a note of news closing with a question on another matter; a short chat turn asking back stays a question
+    ("Quick catch-up: the boiler man came Monday and the kitchen tap is fixed at last. We moved the bikes to the "
+     "shed behind the garage, it frees up the hall. Also the hedge needs a trim, which trimmer would you buy?", True),
+    ("Went climbing at the new wall today. It was brilliant. Have you been yet?", False),
+    ("Hey Sam! Long time no see! I have big news: last week I joined a pottery course and met two lovely "
+     "people there, we already share a kiln slot on Thursdays. Have you tried anything new lately?", False),
 ])
 def test_a_statement_closed_by_a_request_is_a_belief(text, belief):
     from hindsight_core.lifecycle.beliefs import is_belief
@@ -619,3 +625,103 @@ def test_a_sum_of_money_is_no_count_and_no_clock_time():
     # a sum said again without its sign is still the sum
     later = "committee trimmed the summer fair money down to 2,750 after the sponsor pulled out"
     assert judge_update("Noted: the summer fair budget is $3,200.", later, 0.5) is not None
+
+
+def test_the_speakers_own_thing_said_beside_anothers():
+    """"their accounts" is the vendor's; "our new AM" is still the speaker's account manager."""
+    older = "Our account manager at Brightline is Paula Reyes."
+    newer = "fyi brightline reorganised their accounts, our new AM is Sam Okoro from next month"
+    assert judge_update(older, newer, 0.4) is not None
+    assert judge_update(older, "brightline reorganised their accounts, Sam Okoro is their new AM", 0.4) is None
+
+
+def test_a_correction_gives_one_number_for_the_one_number():
+    older = "Theo's shoe size: 11"
+    newer = "measured him properly at the shop, he's a 12.5 actually, not what I'd noted - no wonder his toes hurt"
+    assert judge_update(older, newer, 0.3) is not None
+    # without a correction the bare number may be anything of his
+    assert judge_update(older, "measured him at the shop, he's 12.5 kilos heavier than last year", 0.3) is None
+
+
+def test_another_thing_said_unchanged_is_no_denial():
+    older = "Rafael signs off the quarterly report."
+    handover = "new controller started! Ingrid owns the quarterly report sign-off now, Rafael moved over to FP&A."
+    assert judge_update(older, handover + " deadline hasn't changed.", 0.5) is not None
+    # the thing said unchanged is the one the earlier statement is about: a denial still
+    assert judge_update(older, handover + " quarterly report hasn't changed.", 0.5) is None
+
+
+def test_a_title_said_again_names_the_duty():
+    older = "Release manager for v3.1 of the web app is Dana."
+    assert judge_update(older, "Dana is off on leave, Joe takes over as release manager for 3.1 - send him the notes",
+                        0.45) is not None
+    assert judge_update(older, "Dana is off on leave, Joe takes over as release manager for 3.2 - send him the notes",
+                        0.45) is None
+
+
+def test_a_day_counted_from_now_is_a_new_date():
+    """"the weekend after next", "by the end of next week": the new date itself, not when a change starts."""
+    from hindsight_core.lifecycle.slots import slots
+
+    assert "date" in slots("the report is due by the end of next week")
+    assert "date" not in slots("we meet every week, next to the library")
+    assert judge_update("Noted: Kenji is flying in to visit on 14 May.",
+                        "kenji found a cheaper fare so he's coming the weekend after next instead", 0.6) is not None
+    assert judge_update("Orla's grant report is due 12 June.",
+                        "Orla pinged, the funder moved things up so the grant report is due by the end of next week",
+                        0.5) is not None
+
+
+def test_flying_is_the_attribute_of_a_trip_statement():
+    """"flies back ... on the 9th, lands around dinner": the flight is the attribute, the date its value
+    (read with "lands" as the verb, the date was part of the subject)."""
+    from hindsight_core.lifecycle.update_keys import key_and_value
+
+    older = "Tomas flies home from Lyon on the 9th, lands around dinner."
+    assert key_and_value(older)[1] == "fly"
+    assert judge_update(older, "Tomas stretched his trip by two days, so he's back on the 12th now instead.",
+                        0.45) is not None
+
+
+def test_a_named_value_replaced_beside_a_schedule_said_unchanged():
+    """The earlier statement holds a schedule beside the named value; a later sentence switching the name
+    and giving no new number leaves the schedule and changes the name."""
+    older = "Pip's heart tablet is Vetmedin, on the 1st of every month."
+    newer = ("busy week, the boiler man came twice. oh and the vet's switched Pip to Cardisure because of the "
+             "cough - still once a month, just a different tablet. anyway, need a new kettle")
+    assert judge_update(older, newer, 0.35) is not None
+    # nothing said to stay: the hours are the earlier value, a new tool for requests is another attribute
+    assert judge_update("Kofi works 8am-4pm Eastern.", "fyi Kofi wants all requests sent through Asana now, "
+                        "he's done with email for good", 0.35) is None
+
+
+def test_back_in_is_a_past_event_only_before_a_time():
+    assert look_alike("back in 2019 the studio was on Mill Road") == "past_event"
+    assert look_alike("the rooftop bar project is back in active development, Dee's on it") is None
+
+
+@pytest.mark.parametrize("older, newer, changed", [
+    ("The community grant application is still in draft.",
+     "long day. the community grant application got submitted at 4:58pm, two minutes to spare", True),
+    ("Ticket 812 - printer rollout: in progress, waiting on toner.",
+     "812's done and closed - the printer rollout is finished, Ama signed it off", True),
+    ("Online multiplayer is on hold until after launch.",
+     "dev update: online multiplayer is back in active development, the publisher wants it at launch", True),
+    # the same status said again, or another piece of work's status
+    ("The community grant application is still in draft.",
+     "the community grant application is still in draft, Jo is on the budget annex", False),
+    ("The community grant application is still in draft.", "the sports club's grant got submitted today", False),
+])
+def test_a_piece_of_work_moves_to_another_status(older, newer, changed):
+    assert (judge_update(older, newer, 0.45) is not None) is changed
+
+
+@pytest.mark.parametrize("older, newer, changed", [
+    ("Our Slack channel for deploys is #ship-it.", "heads up: deploys go in #release-train going forward", True),
+    ("The docs folder is reviewed by @ade-o before merging.",
+     "fyi the docs folder is reviewed by @lucia-m from now on, Ade moved teams", True),
+    # the earlier value said again beside another of its form: an addition
+    ("Our Slack channel for deploys is #ship-it.", "deploys now go in #ship-it and #release-train", False),
+])
+def test_a_value_of_its_own_form_replaced(older, newer, changed):
+    assert (judge_update(older, newer, 0.45) is not None) is changed

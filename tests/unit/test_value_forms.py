@@ -143,7 +143,7 @@ def test_another_subjects_product_version_is_no_update():
 
 
 def test_anchored_forms_reach_far_apart_texts(embedder):
-    """A closed-set alternative is compared even below the cosine gate (a phone brand for a phone brand)."""
+    """A closed-set alternative is compared however far apart the two texts sit (a phone brand for a phone brand)."""
     from datetime import datetime, timedelta, timezone
 
     from hindsight_core import MemoryEngine
