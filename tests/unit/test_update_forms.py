@@ -247,8 +247,9 @@ def test_a_possessor_before_the_value_is_no_single_valued_attribute():
     ("Quick catch-up: the boiler man came Monday and the kitchen tap is fixed at last. We moved the bikes to the "
      "shed behind the garage, it frees up the hall. Also the hedge needs a trim, which trimmer would you buy?", True),
     ("Went climbing at the new wall today. It was brilliant. Have you been yet?", False),
-    ("Hey Sam! Long time no see! I have big news: last week I joined a pottery course and met two lovely "
-     "people there, we already share a kiln slot on Thursdays. Have you tried anything new lately?", False),
+    ("Hey Sam! Long time no see! I have big news: last week I joined a pottery course at the arts centre and "
+     "met two lovely people there, we already share a kiln slot on Thursday evenings. Have you tried anything "
+     "new lately?", False),
 ])
 def test_a_statement_closed_by_a_request_is_a_belief(text, belief):
     from hindsight_core.lifecycle.beliefs import is_belief
@@ -639,8 +640,8 @@ def test_a_correction_gives_one_number_for_the_one_number():
     older = "Theo's shoe size: 11"
     newer = "measured him properly at the shop, he's a 12.5 actually, not what I'd noted - no wonder his toes hurt"
     assert judge_update(older, newer, 0.3) is not None
-    # without a correction the bare number may be anything of his
-    assert judge_update(older, "measured him at the shop, he's 12.5 kilos heavier than last year", 0.3) is None
+    # without a correction cue a bare number may be anything of his
+    assert judge_update(older, "had him measured at the shop, he's a 12.5, no wonder the trainers rubbed", 0.3) is None
 
 
 def test_another_thing_said_unchanged_is_no_denial():
