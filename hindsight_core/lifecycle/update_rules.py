@@ -375,16 +375,12 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
             and (head_ok or coverage > KEY_COVERAGE
                  or ((coverage > 0 or named_again) and same_number_kind(o_nums, n_nums, o, n))
                  or _counted_alike(older, part, o_nums, n_nums))
-            and not any(present(v, n) for v in o_nums) and n_nums
-            and _as_share(o_nums, older) == _as_share(n_nums, part)  # "66%" is no price of "£6"
-            and not _another_kind_than_money(o_nums, older, n_nums, part)):
+            and _number_replaced(older, part, o_nums, n_nums, n)):
         return "the number changed", coverage
     # a correction giving one number for the earlier statement's one number, however the subject is
     # reworded ("maya's shoe size: 2" / "she's a 3.5 actually, not what I'd written down")
     if (cue == "correction" and (sim >= RELATED_MIN_SIM or glossed) and len(o_nums) == 1 and len(set(n_nums)) == 1
-            and not any(present(v, n) for v in o_nums)
-            and _as_share(o_nums, older) == _as_share(n_nums, part)
-            and not _another_kind_than_money(o_nums, older, n_nums, part)):
+            and _number_replaced(older, part, o_nums, n_nums, n)):
         return "the number changed", coverage
     if tool and (head_ok or any(present(w, n) for w in nouns)) and (shared_slot or sim >= RELATED_MIN_SIM):
         return "a tool reports another value", coverage
@@ -517,6 +513,13 @@ _NAMED_OLD = re.compile(r"\b(?:not|instead of|rather than|was)\s+(\d[\d:.,]*(?:\
 
 #: Words before a number that labels a thing rather than counting it ("locker 318", "room 12").
 _LABEL_WORDS = r"unit|room|flat|apt|apartment|suite|stall|bay|gate|platform|desk|locker|pitch|plot|bed|ward|no\.?|number"
+
+
+def _number_replaced(older: str, part: str, old: Collection[str], new: list[str], n: Reading) -> bool:
+    """Every earlier number gone from ``part`` and a new one said in its place, of the same kind: no
+    share for a price ("66%" / "£6"), no count or clock time for a sum of money."""
+    return (bool(new) and not any(present(v, n) for v in old) and _as_share(old, older) == _as_share(new, part)
+            and not _another_kind_than_money(old, older, new, part))
 
 
 def _as_share(numbers: Collection[str], text: str) -> bool:
