@@ -179,6 +179,11 @@ class BackgroundQueue:
                 job()
                 return
             except Exception as exc:  # noqa: BLE001 - logged, retried, then kept
+                if self._pool._exiting:
+                    # the interpreter is exiting and may already have closed the store under the job
+                    # (an in-memory store's finalizer): dropped as jobs not yet started are, not retried
+                    log.debug("background job %s dropped at exit: %s", key, exc)
+                    return
                 if attempt == self.retries:
                     log.error("background job %s failed after %d attempts: %s", key, attempt, exc)
                     with self._cond:

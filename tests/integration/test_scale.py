@@ -99,6 +99,25 @@ def test_pool_keeps_failures_after_retries_and_drains():
     pool.close()
 
 
+def test_a_job_failing_while_the_interpreter_exits_is_dropped_quietly(caplog):
+    """At exit a store may be closed under a running job: no retry, no warning on the way out."""
+    pool = WorkerPool(workers=1)
+    started, calls = threading.Event(), []
+
+    def closed_under_it() -> None:
+        calls.append(1)
+        started.set()
+        time.sleep(0.2)  # the exit hook runs meanwhile
+        raise RuntimeError("Chroma failed to read memory units")
+
+    pool.queue("u").submit("activity", closed_under_it)
+    assert started.wait(10)
+    with caplog.at_level("DEBUG", logger="hindsight.background"):
+        pool._stop_at_exit()  # what the atexit hook does for every pool
+    assert calls == [1] and pool.failures() == []
+    assert [r.levelname for r in caplog.records] == ["DEBUG"]
+
+
 # ---- bounded bank cache ----------------------------------------------------------------------
 def test_idle_banks_are_evicted_and_reopen_transparently():
     engine = MemoryEngine.ephemeral(embedder=HashEmbedder(), cache=CacheConfig(max_banks=3))
