@@ -198,13 +198,19 @@ _EXIT_JOIN_S = 10.0
 _POOLS: "weakref.WeakSet[WorkerPool]" = weakref.WeakSet()
 
 
-@atexit.register
 def _stop_pools_at_exit() -> None:
     """A worker still inside a model call when the process tears down native libraries aborts the
     process ("terminate called without an active exception"): a script that never calls
     ``close()`` must still exit cleanly. Jobs not started are dropped, as daemon threads always did."""
     for pool in list(_POOLS):
         pool._stop_at_exit()
+
+
+# atexit runs the hook registered last first, and weakref.finalize registers its one hook (which
+# closes an in-memory store never closed, storage/_ram_folder.py) when the first finalizer is made.
+# Make sure that happened, then register ours: a job running at exit finishes before its store closes.
+weakref.finalize(_stop_pools_at_exit, lambda: None).atexit = False
+atexit.register(_stop_pools_at_exit)
 
 
 class WorkerPool:

@@ -7,6 +7,8 @@ about embedding quality. No test asserts a duration.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import threading
 import time
 
@@ -116,6 +118,26 @@ def test_a_job_failing_while_the_interpreter_exits_is_dropped_quietly(caplog):
         pool._stop_at_exit()  # what the atexit hook does for every pool
     assert calls == [1] and pool.failures() == []
     assert [r.levelname for r in caplog.records] == ["DEBUG"]
+
+
+_READ_AT_EXIT = """
+import time
+from hindsight_core import MemoryEngine
+from hindsight_core.testing import HashEmbedder
+engine = MemoryEngine.ephemeral(embedder=HashEmbedder(dim=64))  # never closed: closed at exit
+engine.bank("u").capture("Alice owns Project Falcon.")
+def read_late():
+    time.sleep(1.0)  # still running when the script ends
+    print("collections", len(engine.store.client.list_collections()), flush=True)
+engine._pool.queue("u").submit("late", read_late)
+time.sleep(0.3)
+"""
+
+
+def test_a_job_running_at_exit_finishes_before_an_unclosed_in_memory_store_closes():
+    done = subprocess.run([sys.executable, "-c", _READ_AT_EXIT], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "collections 1" in done.stdout, done.stderr[-2000:]
 
 
 # ---- bounded bank cache ----------------------------------------------------------------------
