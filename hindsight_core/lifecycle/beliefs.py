@@ -49,7 +49,7 @@ from hindsight_core.lifecycle.update_languages import (is_foreign, linked_across
                                                        says_changed)
 from hindsight_core.lifecycle.update_rules import (RELATED_MIN_SIM, is_tool_record, judge_update, sibling_fact,
                                                    update_strength)
-from hindsight_core.lifecycle.update_statements import said
+from hindsight_core.lifecycle.update_statements import one_sentence, said, split_sentences
 from hindsight_core.models import CaptureResult, Flag, MemoryKind, MemoryStatus, MemoryUnit
 
 if TYPE_CHECKING:
@@ -343,6 +343,8 @@ def _decide(older: str, newer: str, sim: float, strict_min_sim: float, llm: Any)
     (:func:`~hindsight_core.lifecycle.update_rules.judge_update`), then the LLM on ambiguous pairs."""
     close = sim >= min(strict_min_sim, _TEMPLATE_MIN_SIM)
     reason = contradicts(older, newer) if close else None
+    if close and reason is None:
+        reason = _sentence_contradicts(older, newer)
     glossed = read_in_english(older, newer) if close and reason is None else None
     if glossed is not None:
         reason = contradicts(*glossed)  # "El gimnasio abre a las 6:30 desde hoy"
@@ -354,6 +356,16 @@ def _decide(older: str, newer: str, sim: float, strict_min_sim: float, llm: Any)
     if llm is not None and _ambiguous(older, newer, sim):
         return _judge(llm, older, newer), True
     return None, False
+
+
+def _sentence_contradicts(older: str, newer: str) -> str | None:
+    """The template rules on each sentence of a longer message against a one-sentence fact: "new
+    favorite tea alert: genmaicha. drinking it all day" restates "My favorite tea is Earl Grey" in its
+    first sentence, and the second one keeps the whole from matching the template."""
+    older, sentences = said(older), split_sentences(said(newer))
+    if len(sentences) < 2 or not one_sentence(older):
+        return None
+    return next((r for r in (contradicts(older, s) for s in sentences) if r is not None), None)
 
 
 def _best_slot_candidate(unit: MemoryUnit, cands: list[tuple[float, str, int | None]], units: list[MemoryUnit],

@@ -122,6 +122,8 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
     subject = [w for w in key_and_value(older)[0] if w not in people]
     if _JOB.search(older) and _DEPARTURE.search(part) and subject and any(present(w, n) for w in subject[-1:]):
         return "the job ended"
+    if post_held_by_another(older, part):
+        return "the duty passed to someone else"
     if not people:
         return None
     if _PROMOTION.search(part) and any(present(x, n) for x in people) \
@@ -163,9 +165,10 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
             else None)
 
 
+#: Posts one person holds at a time, read by both :data:`_TITLE` and :data:`_POST`.
+_ONE_HOLDER = r"treasurer|secretary|captain|organi[sz]er|supervisor|director|coordinator"
 #: A title: a role noun with the word that says which ("release manager", "PTA treasurer").
-_TITLE = re.compile(r"\b([a-z][\w-]+) (manager|lead|owner|coordinator|treasurer|secretary|captain|organi[sz]er|"
-                    r"supervisor|director|maintainer|chair)\b", re.I)
+_TITLE = re.compile(rf"\b([a-z][\w-]+) ({_ONE_HOLDER}|manager|lead|owner|maintainer|chair)\b", re.I)
 
 
 #: A number or version naming which one ("for v4.2", "for 5.0").
@@ -185,6 +188,75 @@ def _title_again(older: str, part: str) -> bool:
 
 
 _STILL = re.compile(r"\b(still|stays?|staying|keeps?|keeping)\b", re.I)
+
+#: A post one person holds at a time, by its noun ("treasurer", "head nurse"); the word before it may
+#: say which ("*PTA* treasurer").
+_POST = (rf"(?:{_ONE_HOLDER}|chair(?:person|woman|man)?|president|coach|head ?teacher|principal|head nurse|"
+         r"nurse in charge|charge nurse|accountant|landlord|landlady)")
+_POST_IN = re.compile(rf"\b(?:([\w-]+) )?({_POST})\b", re.I)
+#: A person's name: an optional honorific, then one or two capitalised words.
+_PERSON = r"(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.? )?((?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+)?)"
+#: Words before a post that make it another one, or one held beside or after the earlier holder.
+_OTHER_POST = frozenset({"deputy", "assistant", "acting", "interim", "former", "ex", "old", "previous", "vice", "co",
+                         "outgoing", "last", "other", "second", "junior", "associate", "trainee", "student",
+                         "temporary", "temp", "relief", "locum", "agency", "next"})
+#: Words before a post that only point at it ("*our* treasurer").
+_POINTING = frozenset({"the", "our", "my", "your", "their", "his", "her", "new", "as", "a", "an"})
+
+
+def post_held_by_another(older: str, part: str) -> bool:
+    """The earlier statement names who holds a post ("the PTA treasurer is Mrs. Okonkwo-Hale") and the
+    later text names someone else in that post, written the same way ("our PTA treasurer Mr. Dario
+    Vescovi is happy to answer ...", "Lucy Brennan as head nurse needs to countersign"): one holder at a
+    time, so the post passed on. Not a deputy, an acting or a former holder, nor the post of something
+    else ("treasurer of the choir").
+
+    Example:
+        >>> post_held_by_another("Head nurse is Sandra Okafor.", "Lucy Brennan as head nurse signs it today")
+        True
+        >>> post_held_by_another("Head nurse is Sandra Okafor.", "Lucy Brennan as deputy head nurse signs it")
+        False
+    """
+    posts: dict[str, str] = {}  # post -> the word that says which ("" when none)
+    for m in _POST_IN.finditer(older):
+        which = (m.group(1) or "").lower()
+        posts[m.group(2).lower()] = "" if which in _POINTING or which in STOP else which
+    if not posts or not _holder_named(older):
+        return False
+    o_words = {w.lower() for w in re.findall(r"[\w'’-]+", older)}
+    for m in _POST_IN.finditer(part):
+        post, which = m.group(2).lower(), (m.group(1) or "").lower()
+        # the words between a pointing word and the post ("our *deputy* swim club secretary")
+        before_words = re.findall(r"[\w'’-]+", part[:m.start()].lower())[-3:]
+        while any(w in _POINTING for w in before_words):
+            before_words = before_words[1:]
+        if post not in posts or {which, *before_words} & _OTHER_POST or (posts[post] and which != posts[post]):
+            continue
+        if not posts[post] and which and which not in _POINTING and which not in STOP:
+            continue  # "the choir treasurer" beside "the treasurer"
+        after = part[m.end():]
+        if (re.match(r"(?:'s|’s| of| for| at)\b", after)
+                and not re.search(rf"{re.escape(post)}(?: of| for| at)\b", older, re.I)):
+            continue  # "our treasurer's son", "the treasurer of the choir"
+        holder = (re.match(rf"(?:,? is (?:now )?|:\s*|\s*[=—–-]\s*| ){_PERSON}", after)
+                  or re.search(rf"{_PERSON},? (?:is (?:now )?|as )?(?:(?:the|our|my|your|their) )?(?:new )?$",
+                               part[:m.start()].rstrip() + " "))
+        if holder is None:
+            continue
+        named = [w for w in holder.group(1).split() if w.lower() not in STOP]
+        if named and not any(w.lower() in o_words for w in named):
+            return True
+    return False
+
+
+def _holder_named(older: str) -> bool:
+    """The earlier statement names a person next to its post."""
+    for m in _POST_IN.finditer(older):
+        after, before = older[m.end():], older[:m.start()]
+        if (re.match(rf"(?:,? is |:\s*|\s*[=—–-]\s*| ){_PERSON}", after)
+                or re.search(rf"{_PERSON},? (?:is |as )?(?:(?:the|our|my|your|their) )?$", before)):
+            return True
+    return False
 
 
 #: Where someone or something is: "lives in", "is based in", "sits in", "is at".

@@ -103,7 +103,8 @@ _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value chang
              "the duty passed to someone else": 2.0, "promoted: the title changed": 2.0, "the job ended": 2.0,
              "a tool field reports another value": 2.0, "moved to another place": 2.0,
              "changed, said in another language": 2.0, "renamed": 2.0,
-             "the value's qualifier changed": 1.5, "the status moved on": 1.5, "another value of its form": 1.5,
+             "the value's qualifier changed": 1.5, "the record corrected": 1.5, "the status moved on": 1.5,
+             "another value of its form": 1.5,
              **{form: 1.5 for form in FORMS},
              # a value of one kind for a value of that kind (grams for grams, a version after its product)
              **{form: 2.5 for form in VALUE_FORMS}}
@@ -423,9 +424,20 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
             and (not part_of_many or (_MOVED_TO.search(part) and any(_name_like(w, o, older) and present(w, n)
                                                                      for w in nouns)))):
         return "same subject, another named value", coverage
+    # the record called wrong ("no wait, you've got it wrong: it's tree nuts I react to"): a correction of
+    # the near fact whose value it replaces outright, however the attribute is reworded
+    if (cue == "correction" and _SAID_WRONG.search(newer) and sim >= _CORRECTED_MIN_SIM and removed == "gone"
+            and new_value and not about_value and (head_ok or coverage > 0 or not nouns)):
+        return "the record corrected", coverage
     return None, 0.0
 
 
+#: The later text says the record was wrong (not "wrong chat", not "what's wrong").
+_SAID_WRONG = re.compile(r"\b(?:(?:got|had|have) (?:it|that|this) (?:all )?wrong|you'?ve got it wrong|i meant|"
+                         r"meant to say|typo|my mistake|mis(?:heard|read|typed|remembered)|correction (?:to|on)|"
+                         r"(?:that|this|it) was wrong)\b", re.I)
+#: How close a corrected fact must be: a correction speaks of the fact in hand.
+_CORRECTED_MIN_SIM = 0.4
 #: The later text says something stays as it was: "still monthly", "same days", "as before".
 _SAID_KEPT = re.compile(r"\b(?:still|same|unchanged|as before)\b", re.I)
 #: Where a piece of work stands: in draft, on hold, blocked ..., then submitted, shipped, signed off ...

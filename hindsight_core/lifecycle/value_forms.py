@@ -223,7 +223,12 @@ def _amount_changed(older: str, part: str, sim: float, cued: bool = False) -> bo
     per_period = any(x in _PERIODS and (v, x) in new for v, x in old) and bool(once - _PERIODS)
     o_caps, n_caps = _capitalised(older), _capitalised(part)
     other_owner = bool(o_caps - n_caps) and bool(n_caps - o_caps)
-    return (measured or per_period) and sim >= RELATED_MIN_SIM and not other_owner
+    return ((measured and sim >= _MEASURED_MIN_SIM) or (per_period and sim >= RELATED_MIN_SIM)) and not other_owner
+
+
+#: A measure with its unit on each side anchors the pair more than a count does: a dose reworded
+#: ("levothyroxine 50 mcg, one tablet every morning" / "she's bumping me up to 75 mcg") sits at 0.23.
+_MEASURED_MIN_SIM = 0.2
 
 
 #: Periods a count is given per ("a week", "a day").

@@ -409,3 +409,17 @@ def test_a_reworded_change_far_from_its_fact_in_vector_space_supersedes(engine):
                        mentioned_at=T0 + timedelta(days=30))
     assert new.supersedes == (old.unit_id,)
     assert bank.get(other.unit_id).status is MemoryStatus.ACTIVE
+
+
+def test_one_sentence_of_a_longer_message_restating_the_fact_updates_it(engine):
+    """"new favourite biscuit alert: bourbons. dunking them in ..." restates the fact's template in
+    its first sentence; the second keeps the whole message from matching it word by word."""
+    bank = engine.bank("one-sentence")
+    old = bank.capture("My favourite biscuit is the ginger nut.", mentioned_at=T0)
+    mug = bank.capture("new favourite mug alert: the blue one from the market. it keeps tea hot for ages",
+                       mentioned_at=T0 + timedelta(days=10))
+    assert mug.supersedes == ()
+    new = bank.capture("new favourite biscuit alert: bourbons. dunking them in everything this week",
+                       mentioned_at=T0 + timedelta(days=30))
+    assert new.supersedes == (old.unit_id,)
+    assert bank.recall("What's my favourite biscuit?", k=3).hits[0].unit.id == new.unit_id

@@ -726,3 +726,40 @@ def test_a_piece_of_work_moves_to_another_status(older, newer, changed):
 ])
 def test_a_value_of_its_own_form_replaced(older, newer, changed):
     assert (judge_update(older, newer, 0.45) is not None) is changed
+
+
+@pytest.mark.parametrize("older, newer, changed", [
+    ("The swim club secretary is Mrs. Adeyemi, send entry forms to her.",
+     "Autumn gala: our swim club secretary Mr. Tomasz Wolny will collect the entry forms at the door.", True),
+    ("Head teacher is Ms. Ferreira - absence letters go to her.",
+     "Can parents note the trip forms? Gareth Lloyd as head teacher has to sign them before Friday.", True),
+    # a deputy, the post of something else, the same holder named again
+    ("The swim club secretary is Mrs. Adeyemi, send entry forms to her.",
+     "Autumn gala: our deputy swim club secretary Mr. Tomasz Wolny will collect the entry forms at the door.", False),
+    ("The swim club secretary is Mrs. Adeyemi, send entry forms to her.",
+     "Autumn gala: Mr. Tomasz Wolny, the choir secretary, will collect the raffle money at the door.", False),
+    ("The swim club secretary is Mrs. Adeyemi, send entry forms to her.",
+     "Autumn gala: our swim club secretary Mrs. Adeyemi will collect the entry forms at the door.", False),
+])
+def test_someone_else_named_in_a_post_one_person_holds(older, newer, changed):
+    assert (judge_update(older, newer, SIM) is not None) is changed
+
+
+def test_a_record_called_wrong_takes_the_value_said_instead():
+    older = "The user is allergic to shellfish."
+    corrected = "hang on, you've got that wrong: it's sesame that sets me off. prawns are totally fine"
+    assert judge_update(older, corrected, 0.45) is not None
+    # nothing called wrong: a second allergy as likely as a correction; a far fact is not the one corrected
+    assert judge_update(older, "hang on, actually it's sesame that sets me off. prawns are totally fine", 0.45) is None
+    assert judge_update(older, corrected, 0.3) is None
+
+
+def test_a_measure_with_its_unit_anchors_a_reworded_dose():
+    """"50 mg" / "100 mg": the unit of weight names the dose even where the texts share no other word
+    and sit at a cosine of 0.22; a count per a period is a looser anchor and keeps the related-pair gate."""
+    older = "Meds: sertraline 50 mg, one tablet each morning with food."
+    assert judge_update(older, "gp review went ok, mood still low so she's bumping me up to 100 mg from next week",
+                        0.22) is not None
+    counted = ("Kids' screen time: 2 hours a day on school nights.", "we've agreed on 3 hours a day now that exams are done")
+    assert judge_update(*counted, 0.22) is None
+    assert judge_update(*counted, 0.3) is not None
