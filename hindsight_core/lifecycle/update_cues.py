@@ -168,7 +168,9 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:earlier|later|sooner) than (?:we|i|planned|expected|agreed|thought|scheduled|booked|originally)|"
         # the thing replaced, named as the old one ("the old box is getting rebuilt", "the old name confused")
         r"the old (?:one|ones|pair|model|[a-z]+)\b(?!\s+(?:is|was) (?:still|fine|better))|"
-        r"(?:can'?t|cannot|not|never|won'?t) (?:be )?go(?:ing)? back)\b|→|->|=>", _F)),
+        r"(?:can'?t|cannot|not|never|won'?t) (?:be )?go(?:ing)? back|"
+        # the earlier value said to fall short ("1000 isn't cutting it")
+        r"(?:is|was)(?:n['’]t| not) cutting it)\b|→|->|=>", _F)),
     ("effective", re.compile(
         r"\b(as of|starting|starts|from (tomorrow|today|tonight|next|monday|tuesday|wednesday|thursday|friday|saturday|"
         r"sunday|the \d+|this (week|weekend|month|term|sprint|(mon|tues|wednes|thurs|fri|satur|sun)day))|"

@@ -25,7 +25,8 @@ _ROLE_WORDS = re.compile(
     r"\b(leads?|led|runs?|owns?|manages?|heads?|handles?|coordinates?|chairs?|covers?|organi[sz]es?|maintains?|"
     r"manager|boss|lead|owner|contact|poc|coordinator|head|point person|maintainer|ping|route|ask|reports? to|"
     r"leading|running|owning|organi[sz]ing|treasurer|secretary|president|chair\w*|captain|nurse|chef|dri|"
-    r"organi[sz]er|rep|representative|signs? off|sign-off|booking|in charge|on call|supervisor|director)\b", re.I)
+    r"organi[sz]er|rep|representative|signs? off|sign-off|booking|in charge|on call|supervisor|director|"
+    r"pick-?up|drop-?off|school run)\b", re.I)
 #: The duty passes to someone named after the cue ("Priya now leads", "handed to Yusuf", "I report to Ana now").
 _TRANSFER = re.compile(
     r"\bnow (leads?|runs?|owns?|manages?|heads?|handles?|coordinates?|chairs?|covers?|organi[sz]es?|maintains?)\b|"
@@ -40,7 +41,10 @@ _TRANSFER = re.compile(
     r"\bhand(ed|ing|s)? ([\w'’-]+ ){0,6}over to\b|\b(took|takes|taking|taken) (it|this|that|them) over\b|"
     r"\bstep(ped|ping|s)? up as\b|\b(elected|appointed|promoted)\b|\bpicking up\b|"
     r"\bowns? (\w+ ){0,4}now\b|\b(is|'s) (now )?(the )?(dri|lead on|in charge of|charge on)\b|"
-    r"\b(goes|go|going) to (?-i:[A-Z])", re.I)
+    r"\b(goes|go|going) to (?-i:[A-Z])|"
+    # a round someone does now: "she's doing the Wednesday pickup", "is doing the midweek school run"
+    r"\b(?:is|'s|’s|are|'re) (?:now )?doing (?:the|all the) (?:[\w-]+ ){0,2}(?:pick-?up|drop-?off|run|rota)s?\b"
+    r"(?! (?:today|tonight|tomorrow|this (?:week|time)|for now|while|until)\b)", re.I)
 #: Words of a duty that say nothing about which duty it is ("the mobile *team*").
 _GENERIC_DUTY = frozenset({"team", "group", "program", "programme", "project", "squad", "org", "department", "dept",
                            "channel", "request", "requests", "thing", "stuff", "work"})

@@ -375,7 +375,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     if (o_nums and cue and attr_ok and (sim >= RELATED_MIN_SIM or glossed)
             and (head_ok or coverage > KEY_COVERAGE
                  or ((coverage > 0 or named_again) and same_number_kind(o_nums, n_nums, o, n))
-                 or _counted_alike(older, part, o_nums, n_nums))
+                 or _counted_alike(older, part, o_nums, n_nums) or _as_worked_out(part, o_nums, n_nums))
             and _number_replaced(older, part, o_nums, n_nums, n)):
         return "the number changed", coverage
     # a correction giving one number for the earlier statement's one number, however the subject is
@@ -572,6 +572,29 @@ def _counted_alike(older: str, part: str, old_numbers: Collection[str], new_numb
                 if m.group(1).lower() not in STOP}
     counted = {w for a in old_numbers for w in nouns_after(older, a)}
     return bool(counted) and any(nouns_after(part, b) & counted for b in new_numbers)
+
+
+#: The change said as an operation on the earlier number: "doubled it", "halved", "tripled" (not "a
+#: double espresso").
+_TIMES_OVER = {"doubl": 2.0, "halv": 0.5, "tripl": 3.0}
+_OPERATION = re.compile(r"\b(doubl|halv|tripl)(?:ed|es|ing|e (?:it|that|them))\b", re.I)
+
+
+def _as_worked_out(part: str, old_numbers: Collection[str], new_numbers: Collection[str]) -> bool:
+    """``part`` says how the number changed and a new number is what that makes of an earlier one
+    ("1000 IU of vitamin D" / "the doc doubled it, 2000 a day now"): the numbers are one quantity,
+    however the subject is reworded."""
+    factors = {_TIMES_OVER[m.group(1).lower()] for m in _OPERATION.finditer(part)}
+    olds = [x for x in (_plain_number(v) for v in old_numbers) if x]
+    news = [x for x in (_plain_number(v) for v in new_numbers) if x]
+    return any(abs(a * f - b) < 1e-9 for f in factors for a in olds for b in news)
+
+
+def _plain_number(token: str) -> float | None:
+    try:
+        return float(token.replace(",", ""))
+    except ValueError:
+        return None
 
 
 def _labelled(number: str, text: str) -> bool:

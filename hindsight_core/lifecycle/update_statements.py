@@ -273,6 +273,9 @@ _INITIALISM = re.compile(r"(?<![\w-])(?-i:[A-Z]{2,4})s?(?![\w-]|\s*\d)")
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
 
 
+#: Sets and repetitions, written out ("3 sets of 12") and as a product ("4x15").
+_SETS_OF = re.compile(r"\b\d+ sets? of \d+", re.I)
+_SETS_BY = re.compile(r"\b(\d+)\s?[x×]\s?(\d+)\b")
 #: A numeronym: first letter, how many letters between, last letter ("k8s", "a11y").
 _NUMERONYM = re.compile(r"\b([A-Za-z])(\d{1,2})([A-Za-z])\b")
 
@@ -283,7 +286,8 @@ def spelled_out(text: str, other: str) -> str:
     "physical therapy", "NIC" for "nurse in charge", "CD" for "controlled drug"; and each numeronym as the
     word of ``other`` it shortens ("k8s" for "Kubernetes"). Only a run of as many
     consecutive words of ``other`` as the initialism has letters, each starting with its letter, counts;
-    an initialism that is itself a word of ``other`` stays.
+    an initialism that is itself a word of ``other`` stays. Sets by repetitions ("4x15") are written out
+    as ``other`` writes them ("3 sets of 12").
 
     Example:
         >>> spelled_out("PT says we drop to every other week", "Physical therapy is every Tuesday at 4pm.")
@@ -297,6 +301,8 @@ def spelled_out(text: str, other: str) -> str:
                     m.group(0))
 
     text = _NUMERONYM.sub(numeronym, text)
+    if _SETS_OF.search(other):
+        text = _SETS_BY.sub(r"\1 sets of \2", text)  # "4x15" for "4 sets of 15"
     if not _INITIALISM.search(text):
         return text
     lowered = {w.lower() for w in words}

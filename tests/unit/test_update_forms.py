@@ -763,3 +763,38 @@ def test_a_measure_with_its_unit_anchors_a_reworded_dose():
     counted = ("Kids' screen time: 2 hours a day on school nights.", "we've agreed on 3 hours a day now that exams are done")
     assert judge_update(*counted, 0.22) is None
     assert judge_update(*counted, 0.3) is not None
+
+
+def test_a_number_worked_out_from_the_earlier_one_is_its_new_value():
+    """"doubled it, 24 a night now": twice the earlier 12, so the same quantity however it is reworded."""
+    older = "On her physio's advice, Ines does 12 wall squats every evening."
+    assert judge_update(older, "knee's much better so the doc doubled it, 24 a night now", 0.3) is not None
+    # not what doubling makes of the earlier number: another quantity, maybe
+    assert judge_update(older, "knee's much better so the doc doubled it, 30 a night now", 0.3) is None
+
+
+def test_the_earlier_value_said_to_fall_short_is_a_change_cue():
+    assert update_cue("the low dose wasn't cutting it") == "change"
+    older = "Meds: melatonin 2 mg at bedtime."
+    assert judge_update(older, "sleep's still rubbish, the gp says the low dose isn't cutting it so I'm on 5 mg at night",
+                        0.4) is not None
+    # with no cue at all, a new amount may be another prescription
+    assert judge_update(older, "sleep's still rubbish, the gp says I'm on 5 mg at night", 0.4) is None
+
+
+def test_someone_doing_the_round_now_takes_the_duty():
+    older = "Thursday swim club drop-off for Maya and Theo: Priya."
+    assert judge_update(older, "Priya's started nights, so Mr Okafor (Theo's dad) is doing the Thursday swim drop-off.",
+                        0.45) is not None
+    # a round done once is no handover
+    assert judge_update(older, "Priya's started nights, so Mr Okafor (Theo's dad) is doing the Thursday swim drop-off "
+                        "tonight.", 0.45) is None
+
+
+def test_sets_by_repetitions_read_as_the_sets_written_out():
+    from hindsight_core.lifecycle.update_statements import spelled_out
+
+    older = "Rehab plan: 3 sets of 10 calf raises each evening."
+    assert spelled_out("physio bumped me to 4x12", older) == "physio bumped me to 4 sets of 12"
+    assert spelled_out("the shelf is 4x12 inches", "The shelf is 30 cm deep.") == "the shelf is 4x12 inches"
+    assert judge_update(older, "physio bumped my calf raises to 4x12 today, legs are jelly", 0.45) is not None
