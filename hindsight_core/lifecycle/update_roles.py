@@ -222,10 +222,12 @@ def post_held_by_another(older: str, part: str) -> bool:
         False
     """
     posts: dict[str, str] = {}  # post -> the word that says which ("" when none)
+    holder_named = False
     for m in _POST_IN.finditer(older):
         which = (m.group(1) or "").lower()
         posts[m.group(2).lower()] = "" if which in _POINTING or which in STOP else which
-    if not posts or not _holder_named(older):
+        holder_named = holder_named or _holder(older, m) is not None
+    if not holder_named:
         return False
     o_words = {w.lower() for w in re.findall(r"[\w'’-]+", older)}
     for m in _POST_IN.finditer(part):
@@ -242,9 +244,7 @@ def post_held_by_another(older: str, part: str) -> bool:
         if (re.match(r"(?:'s|’s| of| for| at)\b", after)
                 and not re.search(rf"{re.escape(post)}(?: of| for| at)\b", older, re.I)):
             continue  # "our treasurer's son", "the treasurer of the choir"
-        holder = (re.match(rf"(?:,? is (?:now )?|:\s*|\s*[=—–-]\s*| ){_PERSON}", after)
-                  or re.search(rf"{_PERSON},? (?:is (?:now )?|as )?(?:(?:the|our|my|your|their) )?(?:new )?$",
-                               part[:m.start()].rstrip() + " "))
+        holder = _holder(part, m, anew=True)
         if holder is None:
             continue
         named = [w for w in holder.group(1).split() if w.lower() not in STOP]
@@ -253,14 +253,14 @@ def post_held_by_another(older: str, part: str) -> bool:
     return False
 
 
-def _holder_named(older: str) -> bool:
-    """The earlier statement names a person next to its post."""
-    for m in _POST_IN.finditer(older):
-        after, before = older[m.end():], older[:m.start()]
-        if (re.match(rf"(?:,? is |:\s*|\s*[=—–-]\s*| ){_PERSON}", after)
-                or re.search(rf"{_PERSON},? (?:is |as )?(?:(?:the|our|my|your|their) )?$", before)):
-            return True
-    return False
+def _holder(text: str, post: re.Match[str], anew: bool = False) -> re.Match[str] | None:
+    """The person named right after or right before ``post`` (a :data:`_POST_IN` match in ``text``);
+    ``anew``: read as the later text, which may say who holds it now ("is now ...", "our new ...") and
+    whose spacing before the post is not kept."""
+    now, new = ("(?:now )?", "(?:new )?") if anew else ("", "")
+    before = text[:post.start()].rstrip() + " " if anew else text[:post.start()]
+    return (re.match(rf"(?:,? is {now}|:\s*|\s*[=—–-]\s*| ){_PERSON}", text[post.end():])
+            or re.search(rf"{_PERSON},? (?:is {now}|as )?(?:(?:the|our|my|your|their) )?{new}$", before))
 
 
 #: Where someone or something is: "lives in", "is based in", "sits in", "is at".

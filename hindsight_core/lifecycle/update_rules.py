@@ -47,7 +47,7 @@ from hindsight_core.lifecycle.update_subjects import (about_someone_else, anothe
                                                       named_branch, owner_swapped, place_swapped,
                                                       other_instance, other_possessor, parallel, sibling_fact,
                                                       subject_replaced, subject_substituted, swapped)
-from hindsight_core.lifecycle.update_values import (near_removal, one_number_per_slot, qualifier_swapped,
+from hindsight_core.lifecycle.update_values import (_magnitude, near_removal, one_number_per_slot, qualifier_swapped,
                                                     replaced_in_kind, same_number_kind, same_shape, states_new_value,
                                                     value_removed)
 from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, VALUE_FORMS, cued_nearby_form, form_change
@@ -459,9 +459,7 @@ def status_moved_on(older: str, part: str) -> bool:
         >>> status_moved_on("The grant application is in draft.", "the grant application is in draft, submitting Friday")
         False
     """
-    old = {m.group(0).lower() for m in _STATUS.finditer(older)}
-    new = {m.group(0).lower() for m in _STATUS.finditer(part)}
-    return bool(old and new) and not old & new
+    return _another_of(_STATUS, older, part)
 
 
 #: Values written in a form of their own: a channel, a handle, an e-mail address, a web address, a path.
@@ -480,12 +478,14 @@ def shaped_value_replaced(older: str, part: str) -> bool:
         >>> shaped_value_replaced("Incidents go to #ops-fire.", "#ops-fire is muted, ping #sev-room too")
         False
     """
-    for shape in _SHAPES:
-        old = {m.group(0).lower() for m in shape.finditer(older)}
-        new = {m.group(0).lower() for m in shape.finditer(part)}
-        if old and new and not old & new:
-            return True
-    return False
+    return any(_another_of(shape, older, part) for shape in _SHAPES)
+
+
+def _another_of(form: re.Pattern[str], older: str, part: str) -> bool:
+    """``older`` and ``part`` each say something of ``form``, and ``part`` none of what ``older`` says."""
+    old = {m.group(0).lower() for m in form.finditer(older)}
+    new = {m.group(0).lower() for m in form.finditer(part)}
+    return bool(old and new) and not old & new
 
 
 #: Who reports the change: "the dentist said to use only this paste" names the dentist as no attribute.
@@ -585,16 +585,9 @@ def _as_worked_out(part: str, old_numbers: Collection[str], new_numbers: Collect
     ("1000 IU of vitamin D" / "the doc doubled it, 2000 a day now"): the numbers are one quantity,
     however the subject is reworded."""
     factors = {_TIMES_OVER[m.group(1).lower()] for m in _OPERATION.finditer(part)}
-    olds = [x for x in (_plain_number(v) for v in old_numbers) if x]
-    news = [x for x in (_plain_number(v) for v in new_numbers) if x]
+    olds = [x for x in map(_magnitude, old_numbers) if x]  # read's numbers carry no thousands commas
+    news = [x for x in map(_magnitude, new_numbers) if x]
     return any(abs(a * f - b) < 1e-9 for f in factors for a in olds for b in news)
-
-
-def _plain_number(token: str) -> float | None:
-    try:
-        return float(token.replace(",", ""))
-    except ValueError:
-        return None
 
 
 def _labelled(number: str, text: str) -> bool:
