@@ -43,7 +43,10 @@ _COPULA = frozenset({"is", "are", "was", "were", "'s", "'re", "'m", "am", "has",
 _TOOL_RECORD = re.compile(r"^\s*\[[\w .-]+\]|^[^\n]{0,20}\b\w+=\S|\b\w+=\S[^\n]*\b\w+=\S|^\s*(?:~?[\w/.-]*\s*)?\$ |"
                           r"\n\s*[\w ]+(?:\s\([\w ]+\))?:\s+\S|\w+:\s+[^\s:]+\s*\||"
                           r"[\w.-]+:\s*[^\s:]+\s*(?:->|→|=>)\s*\S|"  # a diff line "key: old -> new"
-                          r"^\s*\{\s*\"\w+\"\s*:", re.M)  # a JSON object
+                          r"^\s*\{\s*\"[\w.-]+\"\s*:|"  # a JSON object
+                          r"^[^\n]*[›»][^\n]*:\s+\S|"  # a settings path "Settings › Integrations › Provider: X"
+                          r"^\W*(?i:pasted|pasting|copied|copying)\s+(?:\w+\s+)?from\b[^\n:]{0,40}:\s*\S|"  # "Pasted from the NHS app:"
+                          r"^\S[^\n]*\S {2,}\S[^\n]*\S {2,}\S[^\n]*\n\S[^\n]*\S {2,}\S", re.M)  # columns
 
 
 def is_tool_record(text: str) -> bool:
@@ -184,7 +187,7 @@ def other_id(o: Reading, n: Reading) -> bool:
 _RAW_WORD = re.compile(r"[\w'’-]+")
 #: What ends a phrase between two words: sentence and clause punctuation, a line break, a spaced dash
 #: or a list bullet ("review, backups now write to", "Budget name: sandbox", "\n- dwh migration").
-_PHRASE_BREAK = re.compile(r"[.,:;!?()\[\]|{}\n\u2014\u2013→]|(?:^|\s)-+(?:\s|$)")
+_PHRASE_BREAK = re.compile(r"[.,:;!?()\[\]|{}\n\u2014\u2013→›»>·•]|(?:^|\s)-+(?:\s|$)")
 
 
 def raw_words(text: str) -> list[str]:

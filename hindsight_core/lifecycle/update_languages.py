@@ -55,7 +55,7 @@ und ist der die das nicht mit ein eine ich wir ihr auch jetzt bitte zu im vom
 em pode não uma com pra para você agora também estou está
 il che non sono della per gli anche adesso de en y mi tu su lo se un ce qui ne à auf von den dem zum zur di
 este esta nos hemos du chez ils elle sont mais très cette ces unser unsere unserem beim bei für noch nach wird
-sind haben immer schon oder einen einem os dos meu minha meus nel alla""".split())
+sind haben immer schon oder einen einem os dos meu minha meus nel alla da às ao porque tudo""".split())
 _FOREIGN_MIN = 2  # distinct foreign function words that make a message foreign
 _FOREIGN_SHARE = 10  # ... and at least one word in this many
 
@@ -64,7 +64,7 @@ _FOREIGN_GONE = re.compile(r"\b(nicht mehr|statt|anstatt|ya no|no más|en vez de
                           r"au lieu de|invece di)\s+(\S+)", re.I)
 #: "Now", "no longer", "from now on", "moved", "changed", "new", "raised" in those languages.
 _FOREIGN_CUE = re.compile(
-    r"\b(ahora|ya no|ya|desde ahora|desde (este|esta|hoy)|a partir de|de ahora en adelante|al final|cambi\w+|"
+    r"\b(ahora|ya no|ya|desde ahora|desde (este|esta|hoy)|a partir d[aeo]s?|de ahora en adelante|al final|cambi\w+|"
     r"mud(amos|é|ó|ado|ada)|se ha mudado|migr\w+|nuev[oa]s?|en vez de|"
     r"maintenant|désormais|dorénavant|à partir d\w*|ne \w+ plus|n'\w+ plus|plus de|déménag\w+|déplac\w+|"
     r"repouss\w+|nouve(au|lle)s?|au lieu de|changé|passe à|"
@@ -84,10 +84,22 @@ _GONE_CLAUSE = re.compile(
 _FOREIGN_LOOK_ALIKE = re.compile(
     r"\?\s*$|^\s*(si|wenn|falls|se|quizás|vielleicht|peut-être|talvez|forse)\b|\b(solo|sólo|nur|juste|seulement|"
     r"só|apenas) (hoy|heute|aujourd'hui|hoje|oggi|esta semana|diese woche|cette semaine)|ausnahmsweise|"
-    r"exceptionnellement|excepcionalmente|eccezionalmente|\b(vamos a|voy a|wir wollen|on va|je vais|vou|"
+    r"exceptionnellement|excepcionalmente|eccezionalmente|\b(wir wollen|"
     r"intent(é|amos|ó)|versucht|essayé|tentei|provato|pensamos|überlegen|"
     r"wollten?|quería(mos)?|voul(ais|ait|ions)|queria(mos)?|volev(o|amo)|"
     r"también|además|aussi|en plus|auch noch|zusätzlich|também|anche)\b", re.I)
+
+#: "Going to" and a verb: a plan, unless the message says from when on ("a partir da próxima semana vou
+#: fazer ...": the change, announced). "Voy a spinning" is "I go to spinning", a habit.
+_FOREIGN_PLAN = re.compile(r"\b(?:voy|vamos|vou|je vais|on va|nous allons)\s+(?:a\s+)?\w+(?:ar|er|ir|re)\b", re.I)
+_FROM_THEN = re.compile(r"\b(?:a partir d[aeo]s?|à partir d\w*|desde (?:este|esta|hoy|mañana|el)|dès|ab (?:nächste|morgen|"
+                        r"sofort|jetzt))\b", re.I)
+
+
+def _looks_alike(text: str) -> bool:
+    """A question, a supposition, a one-off, a plan, an attempt or an addition in those languages."""
+    return bool(_FOREIGN_LOOK_ALIKE.search(text) or (_FOREIGN_PLAN.search(text) and not _FROM_THEN.search(text)))
+
 
 #: Weekday names in English and the five languages, accents folded, to the day's number (Monday = 0):
 #: the time parser's table (en, es, fr, de; Portuguese shares "sábado" and "domingo"), and the other
@@ -150,7 +162,7 @@ _LANGUAGE_GROUP = {**{r: "en" for r in ("engl", "ingl", "angl")}, **{r: "es" for
 
 def says_changed(text: str) -> bool:
     """Whether a message in one of those languages carries a change cue ("ab sofort", "désormais")."""
-    return is_foreign(text) and bool(_FOREIGN_CUE.search(text)) and not _FOREIGN_LOOK_ALIKE.search(text)
+    return is_foreign(text) and bool(_FOREIGN_CUE.search(text)) and not _looks_alike(text)
 
 
 def _words(text: str) -> list[str]:
@@ -229,7 +241,7 @@ def glossable(older: str, newer: str) -> bool:
         >>> glossable("My grandparents live in Faro.", "Talvez os meus avós se mudem para Braga.")
         False
     """
-    return is_foreign(newer) and not _FOREIGN_LOOK_ALIKE.search(newer)
+    return is_foreign(newer) and not _looks_alike(newer)
 
 
 def read_in_english(older: str, newer: str) -> tuple[str, str] | None:
@@ -256,7 +268,7 @@ def changed_in_other_language(older: str, part: str, message: str | None = None)
     module docstring): 0.0 when it does not, 1.0 for a new number or weekday, 0.5 for a new name
     (a German noun is capitalised too). The change cue may sit in another sentence of the message."""
     message = message or part
-    if (is_foreign(older) or not is_foreign(message) or _FOREIGN_LOOK_ALIKE.search(message)
+    if (is_foreign(older) or not is_foreign(message) or _looks_alike(message)
             or not (_FOREIGN_CUE.search(message) or _GONE_CLAUSE.search(message))):
         return 0.0
     newer = part

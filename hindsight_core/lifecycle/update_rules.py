@@ -162,6 +162,28 @@ _DAY_OR_DATE = frozenset({"day", "date"})
 _FROM_NOW_ON = re.compile(r"\b(from now on|going forward|instead|switch\w*|rather than)\b", re.I)
 
 
+_ID_WORDS = re.compile(r"(?<![#@/.])\b[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+\b", re.I)
+#: A record's field key: "workbench.colorTheme", "maxInflight".
+_FIELD_KEY = re.compile(r"\b[a-z]+(?:\.[a-z]+)*(?:[A-Z][a-z]+)+\b")
+
+
+def _ids_spelled(text: str) -> str:
+    """``text`` with its hyphenated or underscored ids written as words ("log_retention_days" as "log
+    retention days"): read so, an id's first word qualifies the next as a modifier would."""
+    return _ID_WORDS.sub(lambda m: re.sub(r"[-_]", " ", m.group(0)), text)
+
+
+def _with_id_words(text: str) -> str:
+    """``text`` with the words of its ids and of its camel-case field keys said again after it
+    ("data-team-monthly" says "data team monthly", "workbench.colorTheme" says "color theme"), for
+    what the record names; the ids themselves stay whole, as values."""
+    parts = [w for m in _ID_WORDS.finditer(text) for w in re.split(r"[-_]", m.group(0))
+             if len(w) >= 3 and w.isalpha()]
+    parts += [w.lower() for m in _FIELD_KEY.finditer(text) for w in re.findall(r"[A-Z]?[a-z]+", m.group(0))
+              if len(w) >= 3]
+    return f"{text} {' '.join(parts)}" if parts else text
+
+
 def two_voices(older: str, newer: str) -> bool:
     """Two labelled speakers, each in their own voice ("Sam: I'm vegetarian" / "Nadia: I've gone back
     to eating meat"): each one's facts are their own, neither updates the other's.
@@ -260,6 +282,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     if is_foreign(older) and is_foreign(part):
         return None, 0.0  # the word-order rules below read English: "Le cours de judo de Inès" has no English key
     tool = is_tool_record(newer)
+    if tool:  # a record names things by ids: "data-team-monthly" says "data team monthly"
+        n = read(_with_id_words(part))
     # an amount, a kind switched, a relationship, a key gone, a role, a version, a list
     form = form_change(older, part, sim, cued, tool)
     if form is None and part_of_many and cue in ("change", "correction"):
@@ -318,7 +342,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     subject_names = [x for x in o.names if x not in value]
     named_subject = bool(subject_names) and all(present(x, n) for x in subject_names)
     if missing and not named_subject and (subject_substituted(older, part, missing, value)
-                                          or place_swapped(older, part, missing)):
+                                          or place_swapped(older, part, missing)
+                                          or (tool and subject_substituted(older, _ids_spelled(part), missing, value))):
         return None, 0.0
     # a full verb names the attribute ("stores its data", "listens on"): the later text must repeat it
     # or share a slot with it, else it is another attribute of the same subject ("moved to port 9")

@@ -58,8 +58,8 @@ def is_atomic(text: str, reading: Reading) -> bool:
 
 
 #: A labelled record in the third person ("Clinic note: Dr Amara Osei, Tuesday clinic, 9:00 to 12:30,
-#: Room 14 ..."): one thing's fields, not a story.
-_RECORD = re.compile(r"^[^:\n]{2,40}:\s+(?!.*\b(?:i|i'm|i've|we|we're|my|our)\b)", re.I)
+#: Room 14 ...", "Bed 4 Mrs Ferrante - fluid restriction 1.5 L/24h, ..."): one thing's fields, not a story.
+_RECORD = re.compile(r"^[^:\n]{2,40}(?::|\s[-–—])\s+(?!.*\b(?:i|i'm|i've|we|we're|my|our)\b)", re.I)
 #: The most content words such a record may have: over the update sets, 18 finds seven more updates
 #: end to end and keeps every look-alike; LoCoMo still supersedes no chat turn.
 RECORD_MAX_WORDS = 18
@@ -161,7 +161,10 @@ def without_instructions(text: str) -> str:
 #: "Reminder - the PTA treasurer is ...". A label that is a noun of the fact ("Passports: blue folder",
 #: "Daily standup: 9:30") is its subject and stays.
 _NOTE_LABEL = re.compile(r"^\W*(?:noted|note(?: to self)?|notes?|reminder|remember|fyi|for the record|for reference|"
-                         r"saved|got it|ok(?:ay)?|psa|memo|btw)\s*(?::|-|\u2013|\u2014|,)\s*(?=\S)", re.I)
+                         r"saved|got it|ok(?:ay)?|psa|memo|btw)\s*(?::|-|\u2013|\u2014|,)\s*(?=\S)|"
+                         # where it was read: "Meadow Lane Allotments — April newsletter:", "Staff bulletin wk 9:"
+                         r"^[^:\n.]{0,40}\b(?:newsletter|bulletin|announcement|circular)s?(?:\s+(?:wk|week|no|#)\.?\s*\d+)?\s*:\s*(?=\S)",
+                         re.I)
 
 
 #: A greeting said before the note: "Good afternoon.", "Hi all!".

@@ -62,7 +62,16 @@ def flipped(older: str, newer: str) -> bool:
         return False  # "Flight *to Lisbon*" said as "the Lisbon flight": one noun phrase, reordered
     if at_second and _adjunct_of(o_words, first, second) and _after_preposition(n_words, min(at_second)):
         return False  # "Fees for court 2" / "booked with the club for court 2, fees ...": an adjunct again
+    if re.search(rf"\b{re.escape(first)}['’]s\b", older, re.I) and _of_phrase(n_words, second, first):
+        return False  # "the shop's till" said as "the till of the shop": one noun phrase, reordered
     return bool(at_first and at_second) and min(at_first) > min(at_second)
+
+
+def _of_phrase(words: list[str], head: str, owner: str) -> bool:
+    """``words`` say "``head`` of (the) ``owner``" ("the till of the shop")."""
+    return any(same_word(w, head) and words[i + 1] == "of"
+               and any(same_word(t, owner) for t in [t for t in words[i + 2:i + 4] if t not in _ARTICLES][:1])
+               for i, w in enumerate(words[:-2]))
 
 
 def _after_preposition(words: list[str], i: int) -> bool:
@@ -136,7 +145,15 @@ def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[
         o_caps, n_caps = [False] * len(o_words), [False] * len(n_words)
 
     def name_part(j: int, i: int) -> bool:
-        return not as_fitted and n_caps[j] and not o_caps[i] and not (j == 0 or breaks[j])
+        return not as_fitted and n_caps[j] and not o_caps[i] and (
+            not (j == 0 or breaks[j]) or (j + 1 < len(n_caps) and n_caps[j + 1] and newer.lstrip().startswith("[")))
+
+    def no_owner(k: int, i: int) -> bool:
+        """The earlier subject's owner is a name ("Don's cholesterol"), and the word in its place owns
+        nothing and names no one ("Total cholesterol")."""
+        return (not as_fitted and o_caps[i] and bool(re.search(rf"\b{re.escape(o_words[i])}['’]s\b", older, re.I))
+                and not re.search(rf"\b{re.escape(n_words[k])}['’]s\b", newer, re.I)
+                and (not n_caps[k] or k == 0 or breaks[k]) and not _PERSON.fullmatch(n_words[k]))
 
     a, b = content(older), content(newer)
     short_pair = max(len(a), len(b)) <= _SHORT_STATEMENT and abs(len(a) - len(b)) <= 1
@@ -159,11 +176,12 @@ def subject_substituted(older: str, newer: str, missing: set[str], value: tuple[
             # "Bruno's manager" / "Farah's manager": a word of the earlier value now owns the subject
             if (is_new(prev, o_words) or (prev and prev != w and prev not in STOP and prev in o_words[i + 1:]
                                           and not update_cue(prev) and _in_value(prev, value))) \
-                    and not (k >= 0 and name_part(k, i)):
+                    and not (k >= 0 and (name_part(k, i) or no_owner(k, i))):
                 return True
             while k >= 0 and n_words[k] in o_words[:i] and n_words[k] not in STOP and not breaks[k]:
                 k -= 1  # past shared subject words: "the *design* team channel" for "the team Slack channel"
-            if k >= 0 and n_words[k] != prev and is_new(n_words[k], o_words) and not name_part(k, i):
+            if (k >= 0 and n_words[k] != prev and is_new(n_words[k], o_words) and not name_part(k, i)
+                    and not no_owner(k, i)):
                 return True
         if _other_head_before_verb(older, newer, w, is_new):
             return True
@@ -239,7 +257,7 @@ _NOT_NOUNS = frozenset("""after before off around under over above below behind 
 within along near past against toward towards upon onto
 full fixed current great different well old good bad big small whole same usual
 saw broke ran want keep kept she's he's they're
-goal target quota allowance allocation dose dosage go-to favourite favorite""".split())
+goal target quota allowance allocation dose dosage go-to favourite favorite provider platform""".split())
 _VERB_FORM = re.compile(r"[a-z]{3,}(?<!e)ed$")  # "shuffled", "budgeted" ("-ing" words are often nouns)
 
 
@@ -420,6 +438,10 @@ _NAMED_OWNER_OPENING = re.compile(r"^\W*(?-i:([A-Z][a-z]+))(?:'s|’s)\s+(?!(?:b
 
 
 #: A named person's relation, named too ("Ayla's friend Noor", "Tom's brother Jim"): the later text is about them.
+#: A named person's relative opening a clause: "Lena's brother ...".
+_RELATIVE_OPENING = re.compile(r"^\W*(?-i:([A-Z][a-z]+))(?:'s|’s)\s+(friend|brother|sister|cousin|mum|mom|dad|mother|"
+                               r"father|son|daughter|partner|boyfriend|girlfriend|wife|husband|colleague|flatmate|"
+                               r"roommate|neighbou?r|boss|manager)\b")
 _RELATED_OPENING = re.compile(r"^\W*(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:friend|best friend|brother|sister|cousin|mum|mom|"
                               r"dad|partner|boyfriend|girlfriend|wife|husband|colleague|flatmate|roommate|neighbou?r)"
                               r"\s+(?-i:([A-Z][a-z]+))\b")
@@ -454,6 +476,10 @@ def about_someone_else(older: str, part: str, message: str = "") -> bool:
     related = _RELATED_OPENING.match(part)  # "Ayla's friend Noor wears a 34": Noor's, though Ayla is known
     if related is not None and related.group(1).lower() not in older.lower():
         return True
+    relative = _RELATIVE_OPENING.match(part)  # "Lena uses ..." / "Lena's brother is on ... now": the brother's
+    if (relative is not None and re.search(rf"\b{relative.group(1)}\b", older)
+            and not re.search(rf"\b{relative.group(2)}", older, re.I)):
+        return True
     if not _SELF_OPENING.match(older):
         return False
     part = _TOLD_ME.sub("", part)
@@ -474,7 +500,15 @@ def about_someone_else(older: str, part: str, message: str = "") -> bool:
     if (opener is not None and opener.group(1).lower() not in older_low and opener.group(1).lower() not in _NOT_SOMEONE
             and _THIRD_PERSON.search(message or part)):  # a person ("clinic's moved it to 4pm" is the speaker's)
         return True
+    kin = _MY_KIN.match(older)  # "My grandmother lives in Lyon" / "grandmother lives now in a care home ... her"
+    if kin is not None and re.search(rf"\b{kin.group(1)}\b(?!['’]s)", first, re.I):
+        return False
     return bool(_THIRD_PERSON.search(first)) and not any(n.lower() in part_low for n in _INNER_NAME.findall(older))
+
+
+#: The speaker's relative as the earlier subject ("My grandmother ..."): "she" in the later text is her.
+_MY_KIN = re.compile(r"^\W*my\s+((?:grand|step)?(?:mother|father|son|daughter|parents)|grand(?:ma|pa|dad)|gran|nan|"
+                     r"mum|mom|dad|sister|brother|aunt|uncle|cousin|wife|husband|partner)\b", re.I)
 
 
 #: People someone has: "my brother's *best friend*" is another person than my brother.

@@ -493,10 +493,22 @@ def _versions(text: str, models: bool = False, anywhere: bool = False) -> set[tu
     capitalised product word too ("Charge 4"), when they are said as a value (after a verb, an article or a
     colon: "my tracker is a Fitbit Charge 4"), not as what the text is about ("Note 3 from the meeting: ...");
     ``anywhere`` reads a later text, whose new model may stand anywhere ("transferred to Bay C (EDC-2)")."""
-    return {(m.group(1).lower(), m.group(2)) for m in _PRODUCT_VERSION.finditer(text)
-            if m.group(1).lower() not in _NOT_PRODUCT and ("." in m.group(2) or models and m.group(1)[0].isupper()
-                                                           and m.group(1).lower() not in _NUMBERED
-                                                           and (anywhere or _AS_VALUE.search(text[: m.start()])))}
+    found = set()
+    for m in _PRODUCT_VERSION.finditer(text):
+        word = m.group(1).lower()
+        if word in _NOT_PRODUCT:
+            continue
+        # a product's name of several capitalised words ("Trados Studio 2019"): each names the product
+        name = _NAME_BEFORE.search(text[: m.start()]) if m.group(1)[0].isupper() else None
+        names = [w.lower() for w in name.group(0).split()] if name else []
+        if "." in m.group(2) or (models and m.group(1)[0].isupper() and (word not in _NUMBERED or names)
+                                 and (anywhere or _AS_VALUE.search(text[: (name or m).start()]))):
+            found |= {(w, m.group(2)) for w in [word, *names] if w not in _NOT_PRODUCT and w not in _NUMBERED}
+    return found
+
+
+#: The capitalised words right before a product word: "*Trados* Studio 2019".
+_NAME_BEFORE = re.compile(r"(?:\b(?-i:[A-Z])[\w+#-]*\s+){1,2}$")
 
 
 def _another_version(older: str, part: str, models: bool = False) -> bool:

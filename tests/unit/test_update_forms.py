@@ -798,3 +798,74 @@ def test_sets_by_repetitions_read_as_the_sets_written_out():
     assert spelled_out("physio bumped me to 4x12", older) == "physio bumped me to 4 sets of 12"
     assert spelled_out("the shelf is 4x12 inches", "The shelf is 30 cm deep.") == "the shelf is 4x12 inches"
     assert judge_update(older, "physio bumped my calf raises to 4x12 today, legs are jelly", 0.45) is not None
+
+
+@pytest.mark.parametrize("older, newer", [
+    # the record's own name in brackets ("[Active Backup]") is no other subject of the backups
+    ("The office server backups run nightly at 02:00.",
+     "[Active Backup] Task 'Office-Nightly' schedule modified by admin. New schedule: daily at 04:15."),
+    # a record names the subject by an id ("ml-team-monthly") or a camel-case key ("editor.fontSize")
+    ("The GCP monthly spend cap for the ML team is 8k USD.",
+     "pasting from the billing console:\nBudget name: ml-team-monthly\nBudgeted amount: $11,000.00\nAlert threshold: 75%"),
+    ("My editor font size is 13.", 'my settings:\n{\n  "editor.fontSize": 16,\n  "editor.wordWrap": "on"\n}'),
+    # a settings path, a statement's columns, a paste from an app's page are records too
+    ("The clinic's payment provider is Square.",
+     "From the admin page:\nSettings › Payments › Payment provider: Stripe (connected)\nLast payout 2 days ago"),
+    ("Dad's pension comes in on the 1st, £980 a month into the Nationwide account.",
+     "NATIONWIDE - STATEMENT\n01 May  CR  PENSION          +£1,012.40\n03 May  DD  WATER BILL        -£38.00"),
+    # "Total cholesterol" owns nothing: the earlier owner's name is not replaced by another's
+    ("Ana's last cholesterol was 5.8 mmol/L, the nurse wants a recheck in March.",
+     "Pasted from the patient portal: Lab result - Total cholesterol: 4.6 mmol/L (target under 5.0)."),
+])
+def test_records_report_the_new_value(older, newer):
+    assert judge_update(older, newer, SIM) is not None
+
+
+@pytest.mark.parametrize("older, newer", [
+    # another owner's reading, named or by relation
+    ("Ana's last cholesterol was 5.8 mmol/L.", "Pasted from the patient portal: Lab result - Ben's cholesterol: 4.6 mmol/L."),
+    # the record's fields name another team's budget
+    ("The GCP monthly spend cap for the ML team is 8k USD.",
+     "pasting from the billing console:\nBudget name: web-team-monthly\nBudgeted amount: $11,000.00"),
+])
+def test_records_about_another_subject_change_nothing(older, newer):
+    assert judge_update(older, newer, SIM) is None
+
+
+def test_records_are_told_by_their_shape():
+    assert is_tool_record("Settings › Integrations › Booking provider: Jane App (connected)")
+    assert is_tool_record("01 Apr  CR  SALARY        +£2,100.00\n02 Apr  DD  GYM      -£30.00")
+    assert is_tool_record('here it is:\n{\n  "workbench.colorTheme": "Nord"\n}')
+    assert is_tool_record("Pasted from the NHS app: Test result - Total cholesterol: 4.9 mmol/L")
+    assert not is_tool_record("I pasted from the old doc into the new one: it worked fine")
+    assert not is_tool_record("we moved the desks around.  Looks better now.")
+
+
+def test_a_newsletter_heading_is_no_subject():
+    from hindsight_core.lifecycle.update_statements import without_note_label
+
+    assert without_note_label("Birch Lane Allotments — April newsletter: the hose hangs by the gate.") == \
+        "the hose hangs by the gate."
+    assert without_note_label("Staff bulletin wk 9: Maths moved to the annexe.") == "Maths moved to the annexe."
+    assert without_note_label("Notice period: 3 months.") == "Notice period: 3 months."
+
+
+def test_a_record_headed_by_a_dash_is_one_statement():
+    # "bed 9 Mr Patel - fluid restriction ..." is one record of its fields, as "Bed 9: ..." would be
+    older = "Ward 3 bed 9 Mr Patel - fluid restriction 1.5 L/24h, strict fluid balance chart."
+    assert judge_update(older, "Correction to earlier entry re ward 3 bed 9: fluid restriction is 1.0 L/24h (typo on "
+                        "the first note).", SIM) is not None
+    # in the speaker's own voice, a dash joins a story, not a record's fields
+    from hindsight_core.lifecycle.update_statements import is_atomic
+    from hindsight_core.lifecycle.slots import read
+
+    story = "Saturday at the lake - we swam twice, grilled fish, my brother fell in, the dog chased ducks all day long"
+    assert not is_atomic(story, read(story))
+
+
+def test_a_product_of_several_words_keeps_its_name_across_versions():
+    # "Final Cut Pro 10" / "Final Cut 11": the product is named by any of its capitalised words
+    assert judge_update("Lena uses Final Cut Pro 10 for her video work.",
+                        "finally paid for the upgrade, I'm on Final Cut 11 now.", SIM) is not None
+    assert judge_update("Lena uses Final Cut Pro 10 for her video work.",
+                        "Lena's brother is on Final Cut 11 now.", SIM) is None

@@ -68,3 +68,27 @@ def test_two_statements_in_another_language_are_not_read_by_the_english_word_ord
     # the English fact is still updated by the same French message
     assert judge_update("Yoga with Camille: Saturdays 10am", "Camille a déplacé le cours de yoga au dimanche à 9h.",
                         0.3) is not None
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # the gloss says "the till of the bakery" for "the bakery's till": one noun phrase, not two subjects
+    ("The bakery's till system is Square.", "Migramos la caja de la panadería a Toast, todo bien."),
+    # "Oma" is the speaker's grandmother: "ihr" ("her") in the gloss is she, no one else
+    ("My grandmother lives with my uncle in Porto.", "Oma wohnt jetzt in einem Pflegeheim in Braga, es geht ihr dort gut."),
+    # "vou fazer" after "a partir da próxima semana" is the change announced, not a plan; "da", "às" are Portuguese
+    ("Yoga class is on Tuesday evenings.",
+     "Olá Ana, tudo bem? A partir da próxima semana vou fazer a aula de yoga às quintas-feiras à noite. Obrigada!"),
+])
+def test_changes_read_in_the_gloss(older, newer):
+    assert judge_update(older, newer, 0.3) is not None
+
+
+def test_going_to_is_a_plan_only_before_a_verb_and_without_a_from_when():
+    from hindsight_core.lifecycle.update_languages import glossable
+
+    older = "Yoga class is on Tuesday evenings."
+    assert not glossable(older, "Vou fazer a aula de yoga às quintas-feiras, o que achas da ideia?")  # a plan
+    assert glossable(older, "A partir da próxima semana vou fazer a aula de yoga às quintas-feiras.")
+    assert glossable(older, "Desde este mes voy a yoga cuatro veces por semana, me encanta.")  # "I go to yoga"
+    assert not glossable(older, "Este mes voy a probar el yoga de los jueves, me encanta la idea.")
+    assert judge_update(older, "Olá Ana! Vou fazer a aula de yoga às quintas-feiras? Obrigada!", 0.2) is None
