@@ -18,7 +18,7 @@ import re
 from hindsight_core.lifecycle.slots import WHEN_SLOTS, Reading, STOP, content, read, same_word, slots
 from hindsight_core.lifecycle.update_keys import DAY_OR_MONTH, NOT_VALUE, is_id, key_and_value, number_like, present
 
-__all__ = ["role_change", "moved_elsewhere", "moved_thing", "renamed"]
+__all__ = ["role_change", "moved_elsewhere", "moved_thing", "renamed", "renamed_unnamed"]
 
 #: Who does a job: verbs and nouns of a duty held by one person at a time.
 _ROLE_WORDS = re.compile(
@@ -431,3 +431,24 @@ def renamed(older: str, part: str, o: Reading, n: Reading) -> bool:
     after = content(older[m.end():])
     return any(present(w, n) for w in subject + [w for w in after if w not in o.names]) \
         or bool(o.names & (n.names | set(n.tokens)))  # the old name itself, not "#nimbus-core" for Nimbus
+
+
+#: A new name written as one: quoted, or capitalised words after "it's", "as", "to" ("it's 'Forge Athletics' now",
+#: "going out as 'Cazuela Carmen'", "the shop's Hearthloaf now").
+_NEW_NAME = re.compile(r"(?:['\"\u2018\u201c][A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,3}['\"\u2019\u201d]|"
+                       r"\b(?:is|'s|as|to) (?-i:[A-Z])[\w&-]+(?: (?-i:[A-Z])[\w&-]+){0,2} now\b)")
+#: Renamed without a name said: "rebranded", "going out as", "the rebrand".
+_REBRANDED = re.compile(r"\b(?:re-?brand\w*|renam\w+|going out as|now goes by)\b", re.I)
+
+
+def renamed_unnamed(older: str, part: str, o: Reading) -> bool:
+    """A rename said of the speaker's thing without naming it ("my box rebranded, it's 'Forge Athletics'
+    now", "the pork & bean one is going out as 'Cazuela Carmen'"): a rename cue, a new name written as
+    one, and an earlier statement whose value is one such name, not said again. The caller asks the
+    two texts to be related (their cosine) and no other subject to be named."""
+    if not _REBRANDED.search(part) or not _NEW_NAME.search(part):
+        return False
+    _, _, value = key_and_value(older)
+    names = [x for x in o.names if x in value and _written_as_name(x, older) and not is_id(x)]
+    return len(names) >= 1 and not any(re.search(rf"\b{re.escape(x)}\b", part, re.I) for x in names)
+

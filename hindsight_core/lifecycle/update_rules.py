@@ -39,7 +39,7 @@ from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_V
 from hindsight_core.lifecycle.update_languages import (changed_in_other_language, in_other_language, is_foreign,
                                                        read_in_english)
 from hindsight_core.lifecycle.update_records import attribute_unreported, diff_replaced, restates, tool_field_changed
-from hindsight_core.lifecycle.update_roles import moved_elsewhere, moved_thing, renamed, role_change
+from hindsight_core.lifecycle.update_roles import moved_elsewhere, moved_thing, renamed, renamed_unnamed, role_change
 from hindsight_core.lifecycle.update_statements import (addressed_to_user, is_atomic, is_episode_turn, one_belief,
                                                         one_sentence, said, split_sentences, without_instructions,
                                                         without_note_label, lead_fact, spelled_out)
@@ -264,7 +264,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         return "a tool field reports another value", 1.0
     if moved_elsewhere(older, part, o, n) or (moved_thing(older, part) and not another_subject(older, part, o, n)):
         return "moved to another place", 1.0
-    if renamed(older, part, o, n):
+    if renamed(older, part, o, n) or (sim >= RELATED_MIN_SIM and renamed_unnamed(older, part, o)
+                                      and not another_subject(older, part, o, n)):
         return "renamed", 1.0
     if _arrow_from_value(older, part, n):
         return "earlier value named as changed", 1.0

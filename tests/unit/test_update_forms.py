@@ -869,3 +869,23 @@ def test_a_product_of_several_words_keeps_its_name_across_versions():
                         "finally paid for the upgrade, I'm on Final Cut 11 now.", SIM) is not None
     assert judge_update("Lena uses Final Cut Pro 10 for her video work.",
                         "Lena's brother is on Final Cut 11 now.", SIM) is None
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("I climb at Boulder Barn on Mondays and Fridays.", "my gym rebranded, it's 'Crux Collective' now. same setters"),
+    ("my brother's cafe by the station is called Bean There", "HE DID THE REBRAND the place is Daily Grind now, new sign"),
+])
+def test_a_rebrand_of_the_speakers_thing_renames_its_value(older, newer):
+    # the thing is not named again ("my gym", "the place"): the rename cue and the new name written as one do
+    assert judge_update(older, newer, SIM) == "renamed"
+
+
+def test_a_rebrand_of_someone_elses_thing_or_a_far_one_renames_nothing():
+    older = "I climb at Boulder Barn on Mondays and Fridays."
+    assert judge_update(older, "my cousin's gym rebranded, it's 'Crux Collective' now", SIM) is None
+    assert judge_update(older, "should my gym rebrand as 'Crux Collective'?", SIM) is None
+    # another team's tool
+    assert judge_update("The data team chat lives in Chatterly.",
+                        "the design team chat tool rebranded, it's 'Chatwise' now", SIM) is None
+    # unrelated by meaning (the texts' cosine): another thing's rebrand
+    assert judge_update(older, "the rebrand talk at work was dull, it's 'Project Lantern' now", 0.15) is None
