@@ -35,7 +35,8 @@ MAIN_VERB = re.compile(
     r"(?:keeps?|kept)(?!\s+(?:\w+ing|me|us|you)\b)|"  # "keep dreaming", "keeps me going", "keep you posted": how, not what
     r"manages?|reports?|sends?|wants?|needs?|holds?|tops?|terminates?|stores?|hosts?|sync|syncs|arrives?|ends?|"
     r"closes?|opens?|teaches|attends?|plays?|drives?|rides?|owned|managed|led|held|located|based|called|named|"
-    r"scheduled|set|due|booked|puts?|writes?|sees|visits?|walks?|feeds?|bills?|charges?|points?|speaks?|flies|departs?)\b|:", re.I)
+    r"scheduled|set|due|booked|puts?|writes?|sees|visits?|walks?|feeds?|bills?|charges?|points?|speaks?|flies|departs?)\b|"
+    r"(?<!\d):(?!\d)", re.I)  # a colon, not a time's ("12:30")
 _COPULA = frozenset({"is", "are", "was", "were", "'s", "'re", "'m", "am", "has", "have", "do", "does", ":"})
 #: Machine output: "[jira] ...", "key=value", "Key: value" lines, a shell prompt, a diff line.
 #: A "key=value" pair counts near a line's start or beside another one, not as a label inside a sentence
@@ -45,7 +46,8 @@ _TOOL_RECORD = re.compile(r"^\s*\[[\w .-]+\]|^[^\n]{0,20}\b\w+=\S|\b\w+=\S[^\n]*
                           r"[\w.-]+:\s*[^\s:]+\s*(?:->|→|=>)\s*\S|"  # a diff line "key: old -> new"
                           r"^\s*\{\s*\"[\w.-]+\"\s*:|"  # a JSON object
                           r"^[^\n]*[›»][^\n]*:\s+\S|"  # a settings path "Settings › Integrations › Provider: X"
-                          r"^\W*(?i:pasted|pasting|copied|copying)\s+(?:\w+\s+)?from\b[^\n:]{0,40}:\s*\S|"  # "Pasted from the NHS app:"
+                          # "Pasted from the NHS app: ..."
+                          r"^\W*(?i:pasted|pasting|copied|copying)\s+(?:\w+\s+)?from\b[^\n:]{0,40}:\s*\S|"
                           r"^\S[^\n]*\S {2,}\S[^\n]*\S {2,}\S[^\n]*\n\S[^\n]*\S {2,}\S", re.M)  # columns
 
 

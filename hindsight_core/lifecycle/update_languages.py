@@ -92,8 +92,8 @@ _FOREIGN_LOOK_ALIKE = re.compile(
 #: "Going to" and a verb: a plan, unless the message says from when on ("a partir da próxima semana vou
 #: fazer ...": the change, announced). "Voy a spinning" is "I go to spinning", a habit.
 _FOREIGN_PLAN = re.compile(r"\b(?:voy|vamos|vou|je vais|on va|nous allons)\s+(?:a\s+)?\w+(?:ar|er|ir|re)\b", re.I)
-_FROM_THEN = re.compile(r"\b(?:a partir d[aeo]s?|à partir d\w*|desde (?:este|esta|hoy|mañana|el)|dès|ab (?:nächste|morgen|"
-                        r"sofort|jetzt))\b", re.I)
+_FROM_THEN = re.compile(r"\b(?:a partir d[aeo]s?|à partir d\w*|desde (?:este|esta|hoy|mañana|el)|dès|"
+                        r"ab (?:nächste|morgen|sofort|jetzt))\b", re.I)
 
 
 def _looks_alike(text: str) -> bool:

@@ -267,7 +267,8 @@ def _holder(text: str, post: re.Match[str], anew: bool = False) -> re.Match[str]
 _LOCATED = re.compile(r"\b(live[sd]?|living|based|located|sits?|stationed|hosted|held|(is|are|'s|'re) (at|in))\b", re.I)
 #: It went elsewhere: "moved", "relocated", "new place", "move into".
 _MOVED = re.compile(r"\b(moved|moving|move[sd]? (in)?to|relocat\w+|new (place|flat|apartment|house|home|office|address|"
-                    r"venue|location|spot|digs|condo|bungalow|cottage|townhouse|studio|loft|villa|shop|premises|hq)|now (lives?|based|located)|set up shop)\b", re.I)
+                    r"venue|location|spot|digs|condo|bungalow|cottage|townhouse|studio|loft|villa|shop|premises|hq)|"
+                    r"now (lives?|based|located)|set up shop|settled in at)\b", re.I)
 
 
 #: Where a thing is kept: "keys live in", "is stored at", "hangs on", "is hosted on"; else a label "Passports: ...".
@@ -451,4 +452,3 @@ def renamed_unnamed(older: str, part: str, o: Reading) -> bool:
     _, _, value = key_and_value(older)
     names = [x for x in o.names if x in value and _written_as_name(x, older) and not is_id(x)]
     return len(names) >= 1 and not any(re.search(rf"\b{re.escape(x)}\b", part, re.I) for x in names)
-

@@ -40,9 +40,9 @@ from hindsight_core.lifecycle.update_languages import (changed_in_other_language
                                                        read_in_english)
 from hindsight_core.lifecycle.update_records import attribute_unreported, diff_replaced, restates, tool_field_changed
 from hindsight_core.lifecycle.update_roles import moved_elsewhere, moved_thing, renamed, renamed_unnamed, role_change
-from hindsight_core.lifecycle.update_statements import (addressed_to_user, is_atomic, is_episode_turn, one_belief,
-                                                        one_sentence, said, split_sentences, without_instructions,
-                                                        without_note_label, lead_fact, spelled_out)
+from hindsight_core.lifecycle.update_statements import (addressed_to_user, fields_joined, is_atomic, is_episode_turn,
+                                                        lead_fact, one_belief, one_sentence, said, split_sentences,
+                                                        spelled_out, without_instructions, without_note_label)
 from hindsight_core.lifecycle.update_subjects import (about_someone_else, another_subject, flipped, negates_another,
                                                       named_branch, owner_swapped, place_swapped,
                                                       other_instance, other_possessor, parallel, sibling_fact,
@@ -162,6 +162,8 @@ _DAY_OR_DATE = frozenset({"day", "date"})
 _FROM_NOW_ON = re.compile(r"\b(from now on|going forward|instead|switch\w*|rather than)\b", re.I)
 
 
+#: An id of words joined by hyphens or underscores ("data-team-monthly", "log_retention_days"); not a
+#: channel, a handle or a path ("#ops-alerts" names the channel, not alerts).
 _ID_WORDS = re.compile(r"(?<![#@/.])\b[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+\b", re.I)
 #: A record's field key: "workbench.colorTheme", "maxInflight".
 _FIELD_KEY = re.compile(r"\b[a-z]+(?:\.[a-z]+)*(?:[A-Z][a-z]+)+\b")
@@ -202,7 +204,8 @@ def _judge(older: str, newer: str, sim: float, glossed: bool = False) -> tuple[s
     if is_episode_turn(older) or two_voices(older, newer):
         return None, 0.0
     older, newer = said(older), said(newer)
-    older = lead_fact(addressed_to_user(without_speaker_label(without_note_label(without_instructions(older)))))
+    older = lead_fact(fields_joined(addressed_to_user(without_speaker_label(without_note_label(
+        without_instructions(older))))))
     older, newer = spelled_out(older, newer), spelled_out(newer, older)  # "PT" for "physical therapy"
     if older.rstrip().endswith("?") or not one_sentence(older):
         return None, 0.0  # (before the reading below, which costs more than all the rest of a stop)

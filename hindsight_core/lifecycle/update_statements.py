@@ -20,7 +20,7 @@ from hindsight_core.lifecycle.slots import Reading, content, hyphenated_word, re
 
 __all__ = ["ATOMIC_MAX_WORDS", "RECORD_MAX_WORDS", "is_atomic", "one_sentence", "is_episode", "is_episode_turn", "said",
            "split_sentences", "one_belief", "without_instructions", "without_note_label", "lead_fact", "spelled_out",
-           "addressed_to_user"]
+           "addressed_to_user", "fields_joined"]
 
 #: Texts whose readings are kept: capture asks about both texts of each pair it compares, and a batch
 #: of 64 beliefs meets at most 64 x 16 pairs (as ``update_rules``' pair cache).
@@ -60,6 +60,27 @@ def is_atomic(text: str, reading: Reading) -> bool:
 #: A labelled record in the third person ("Clinic note: Dr Amara Osei, Tuesday clinic, 9:00 to 12:30,
 #: Room 14 ...", "Bed 4 Mrs Ferrante - fluid restriction 1.5 L/24h, ..."): one thing's fields, not a story.
 _RECORD = re.compile(r"^[^:\n]{2,40}(?::|\s[-–—])\s+(?!.*\b(?:i|i'm|i've|we|we're|my|our)\b)", re.I)
+#: A field after a record's first sentence: "Organiser: Dagny", "Room: Larch".
+_FIELD_AFTER = re.compile(r"(?<=[.!])\s+(?=(?-i:[A-Z])[\w-]*(?: [\w-]+)?:\s+\S)")
+
+
+def fields_joined(text: str) -> str:
+    """A labelled record with its later fields as sentences ("Calendar invite: code freeze — Thu 14
+    March, all day. Organiser: Dagny") as one statement, the later fields in brackets.
+
+    Example:
+        >>> fields_joined("Calendar invite: code freeze - Thu 14 March, all day. Organiser: Dagny")
+        'Calendar invite: code freeze - Thu 14 March, all day (Organiser Dagny)'
+    """
+    if not _RECORD.match(text) or not _FIELD_AFTER.search(text):
+        return text
+    parts = _FIELD_AFTER.split(text.strip())
+    if any(not re.match(r"(?-i:[A-Z])[\w-]*(?: [\w-]+)?:\s", p) for p in parts[1:]) or not one_sentence(parts[0]):
+        return text  # only fields follow the record's first sentence
+    # each field in brackets, its colon dropped: the record's own colon or verb still reads its key
+    return parts[0].rstrip(".") + "".join(f" ({p.rstrip('.').replace(':', '', 1)})" for p in parts[1:])
+
+
 #: The most content words such a record may have: over the update sets, 18 finds seven more updates
 #: end to end and keeps every look-alike; LoCoMo still supersedes no chat turn.
 RECORD_MAX_WORDS = 18
@@ -161,9 +182,16 @@ def without_instructions(text: str) -> str:
 #: "Reminder - the PTA treasurer is ...". A label that is a noun of the fact ("Passports: blue folder",
 #: "Daily standup: 9:30") is its subject and stays.
 _NOTE_LABEL = re.compile(r"^\W*(?:noted|note(?: to self)?|notes?|reminder|remember|fyi|for the record|for reference|"
-                         r"saved|got it|ok(?:ay)?|psa|memo|btw)\s*(?::|-|\u2013|\u2014|,)\s*(?=\S)|"
+                         r"saved|got it|ok(?:ay)?|psa|memo|btw|calendar(?: invite| entry)?)"
+                         r"\s*(?::|-|\u2013|\u2014|,)\s*(?=\S)|"
                          # where it was read: "Meadow Lane Allotments — April newsletter:", "Staff bulletin wk 9:"
-                         r"^[^:\n.]{0,40}\b(?:newsletter|bulletin|announcement|circular)s?(?:\s+(?:wk|week|no|#)\.?\s*\d+)?\s*:\s*(?=\S)",
+                         r"^[^:\n.]{0,40}\b(?:newsletter|bulletin|announcement|circular)s?"
+                         r"(?:\s+(?:wk|week|no|#)\.?\s*\d+)?\s*:\s*(?=\S)|"
+                         # a place's or an organisation's name before a whole statement: "Meadow Lane: the new ..."
+                         r"^\W*(?-i:[A-Z][\w&'-]+ [A-Z][\w&'-]+):\s+(?=(?:the|our|its|their)\s+\w+(?:\s+[\w-]+){0,3}?"
+                         r"\s+(?:is|are|has|have)\b)|"
+                         # a shift's handover and its time: "HANDOVER 07:30 -"
+                         r"^\W*handover(?:\s+\d{1,2}[:.]?\d{2})?\s*(?::|[-–—])\s*(?=\S)",
                          re.I)
 
 

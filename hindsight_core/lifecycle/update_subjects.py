@@ -437,11 +437,11 @@ _INNER_NAME = re.compile(r"(?<!^)(?<![.!?:]\s)\b([A-Z][a-z]+)")
 _NAMED_OWNER_OPENING = re.compile(r"^\W*(?-i:([A-Z][a-z]+))(?:'s|’s)\s+(?!(?:been|got|gone|had)\b)\w+", re.I)
 
 
-#: A named person's relation, named too ("Ayla's friend Noor", "Tom's brother Jim"): the later text is about them.
 #: A named person's relative opening a clause: "Lena's brother ...".
 _RELATIVE_OPENING = re.compile(r"^\W*(?-i:([A-Z][a-z]+))(?:'s|’s)\s+(friend|brother|sister|cousin|mum|mom|dad|mother|"
                                r"father|son|daughter|partner|boyfriend|girlfriend|wife|husband|colleague|flatmate|"
                                r"roommate|neighbou?r|boss|manager)\b")
+#: A named person's relation, named too ("Ayla's friend Noor", "Tom's brother Jim"): the later text is about them.
 _RELATED_OPENING = re.compile(r"^\W*(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:friend|best friend|brother|sister|cousin|mum|mom|"
                               r"dad|partner|boyfriend|girlfriend|wife|husband|colleague|flatmate|roommate|neighbou?r)"
                               r"\s+(?-i:([A-Z][a-z]+))\b")

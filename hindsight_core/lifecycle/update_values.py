@@ -18,7 +18,8 @@ import re
 
 from hindsight_core.lifecycle.slots import WHEN_SLOTS, Reading, STOP, content, read, same_word
 from hindsight_core.lifecycle.update_cues import split_clauses
-from hindsight_core.lifecycle.update_keys import ID_SHAPE, MONTH, NOT_VALUE, is_id, number_like, present, raw_words, stranger
+from hindsight_core.lifecycle.update_keys import (ID_SHAPE, MONTH, NOT_VALUE, is_id, number_like, phrase_starts,
+                                                 present, raw_words, stranger)
 from hindsight_core.lifecycle.value_forms import UNIT_NAMES, amounts
 
 __all__ = ["value_removed", "near_removal", "same_shape", "replaced_in_kind", "states_new_value", "one_number_per_slot",
@@ -228,18 +229,19 @@ def qualifier_swapped(older: str, part: str, value: tuple[str, ...], plain: bool
     o_caps = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", older)}
     n_caps = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", part)}
     o_words, n_words = raw_words(older), raw_words(part)
+    o_breaks = phrase_starts(older)
     for i in range(len(o_words) - 1):
         qual, head = o_words[i], o_words[i + 1]
         if qual in STOP or head in STOP or qual not in value or head not in value or number_like(qual) \
-                or (qual not in o_caps and not plain):
-            continue
+                or (qual not in o_caps and not plain) or o_breaks[i + 1]:
+            continue  # "on Tuesdays, Jonas does judo": no qualifier and its head across a comma
         # the old qualifier gone; after "switched to almond milk" it may recur apart ("the oat one was...")
         if any(same_word(qual, x) and (not plain or (j + 1 < len(n_words) and same_word(n_words[j + 1], head)))
                for j, x in enumerate(n_words)):
             continue
         for j in range(1, len(n_words)):
             if same_word(n_words[j], head) and (n_words[j - 1] in n_caps or plain) \
-                    and stranger(n_words[j - 1], o_words):
+                    and n_words[j - 1][:1].isalpha() and stranger(n_words[j - 1], o_words):
                 return True
             if (same_word(n_words[j - 1], head) and j + 1 < len(n_words) and n_words[j] == "to"
                     and n_words[j + 1] in n_caps and stranger(n_words[j + 1], o_words)):

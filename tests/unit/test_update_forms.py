@@ -848,6 +848,16 @@ def test_a_newsletter_heading_is_no_subject():
         "the hose hangs by the gate."
     assert without_note_label("Staff bulletin wk 9: Maths moved to the annexe.") == "Maths moved to the annexe."
     assert without_note_label("Notice period: 3 months.") == "Notice period: 3 months."
+    # a place's name before a whole statement labels it; one word, or no statement after it, is the subject
+    assert without_note_label("Hill Farm: the new barn roof is waiting on the insurer.") == \
+        "the new barn roof is waiting on the insurer."
+    assert without_note_label("Dinner: the usual place is booked.") == "Dinner: the usual place is booked."
+    assert without_note_label("Team Lunch: the usual place at 7.") == "Team Lunch: the usual place at 7."
+    # a shift's handover and its time label the note: "Bay 4" is what it is about
+    older = "HANDOVER 19:30 - Bay 5: all pts 4-hourly obs, nil concerns overnight."
+    assert without_note_label(older) == "Bay 5: all pts 4-hourly obs, nil concerns overnight."
+    assert judge_update(older, "Reg reviewed bay 5 after the NEWS bump. Plan: whole bay to 2-hourly obs until "
+                        "further notice.", SIM) is not None
 
 
 def test_a_record_headed_by_a_dash_is_one_statement():
@@ -889,3 +899,39 @@ def test_a_rebrand_of_someone_elses_thing_or_a_far_one_renames_nothing():
                         "the design team chat tool rebranded, it's 'Chatwise' now", SIM) is None
     # unrelated by meaning (the texts' cosine): another thing's rebrand
     assert judge_update(older, "the rebrand talk at work was dull, it's 'Project Lantern' now", 0.15) is None
+
+
+def test_no_qualifier_across_a_comma_nor_a_dash_for_one():
+    # "Tuesdays, Jonas": two phrases, not a qualifier and its head; "- Jonas" has no new qualifier either
+    older = "Mira does swimming on Mondays, Tomas does chess."
+    assert judge_update(older, "Sorry, I had it wrong before - Tomas is 8 now, he had his birthday last week.", SIM) is None
+    # a qualifier of the value replaced, said as a correction, still is one
+    assert judge_update("Mira's swimming lessons are in the Blue pool.", "sorry, I meant the Green pool", SIM) is not None
+
+
+def test_a_calendar_record_with_its_fields_after_it_is_one_statement():
+    # "Organiser: Priya Nair" is a field of the entry, not a second fact that keeps the entry from updating
+    older = "Calendar: Monthly team lunch — Fri 12:30–13:30, Room Oak. Organiser: Priya Nair."
+    assert judge_update(older, "Hi all, Because the caterers have Room Oak on Fridays, team lunch moves to Thursdays "
+                        "from next month, same time, Room Elm. Priya", SIM) is not None
+    assert judge_update(older, "Room Oak has a new projector, thanks Priya!", SIM) is None
+    # a sentence after the record that is no field keeps the text as written
+    from hindsight_core.lifecycle.update_statements import fields_joined
+
+    text = "Calendar: team lunch — Fri 12:30, Room Oak. Bring your own cutlery."
+    assert fields_joined(text) == text
+
+
+def test_a_time_of_day_is_no_label_colon():
+    from hindsight_core.lifecycle.update_keys import key_and_value
+
+    # "12:30" holds no colon of a label: the subject is not "Monthly team lunch — Fri 12"
+    subject, _, value = key_and_value("Monthly team lunch — Fri 12:30–13:30, Room Oak")
+    assert "fri" not in subject and "oak" in value
+
+
+def test_settled_in_somewhere_is_a_move():
+    older = "Granny Elsie lives alone in her house on Mill Lane, we visit her on Saturdays."
+    assert judge_update(older, "Granny Elsie is settled in at Rosewood care home, room 9, the staff are lovely.",
+                        SIM) is not None
+    assert judge_update(older, "Granny Elsie settled in at the cinema with popcorn, bless her.", SIM) is None

@@ -315,6 +315,16 @@ def test_inherit_hands_the_stale_score_to_the_successor():
     assert inherit(fused, {}) == fused
 
 
+def test_a_successor_overtakes_a_near_tie_its_predecessor_lost():
+    # the predecessor ranked second by less than 0.4 of the head's spread: the current value comes first
+    import numpy as np
+
+    scores = [1.0, 0.9, 0.2, 0.1, 0.0]
+    gap = 0.4 * float(np.std(scores))
+    fused = [("other", 1.0), ("old", 1.0 - gap), ("a", 0.2), ("b", 0.1), ("new", 0.0)]
+    assert [uid for uid, _ in inherit(fused, {"old": "new"})][0] == "new"
+
+
 @pytest.mark.parametrize("older, newer", [
     ("Thanks, Priya! Appreciate the help.", "Thanks, Priya! Really appreciate your patience today."),
     ("Hey Sam! The hike was great.", "The hike was exhausting, honestly."),
