@@ -451,4 +451,4 @@ def renamed_unnamed(older: str, part: str, o: Reading) -> bool:
         return False
     _, _, value = key_and_value(older)
     names = [x for x in o.names if x in value and _written_as_name(x, older) and not is_id(x)]
-    return len(names) >= 1 and not any(re.search(rf"\b{re.escape(x)}\b", part, re.I) for x in names)
+    return bool(names) and not any(re.search(rf"\b{re.escape(x)}\b", part, re.I) for x in names)

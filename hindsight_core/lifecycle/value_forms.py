@@ -498,12 +498,17 @@ def _versions(text: str, models: bool = False, anywhere: bool = False) -> set[tu
         word = m.group(1).lower()
         if word in _NOT_PRODUCT:
             continue
-        # a product's name of several capitalised words ("Trados Studio 2019"): each names the product
+        # a model's product name of several capitalised words ("Trados Studio 2019"): each word names it
         name = _NAME_BEFORE.search(text[: m.start()]) if m.group(1)[0].isupper() else None
         names = [w.lower() for w in name.group(0).split()] if name else []
         if "." in m.group(2) or (models and m.group(1)[0].isupper() and (word not in _NUMBERED or names)
                                  and (anywhere or _AS_VALUE.search(text[: (name or m).start()]))):
-            found |= {(w, m.group(2)) for w in [word, *names] if w not in _NOT_PRODUCT and w not in _NUMBERED}
+            if "." in m.group(2):
+                found.add((word, m.group(2)))
+                continue
+            if word not in _NUMBERED:  # "Studio 2019" names no product by "studio"
+                found.add((word, m.group(2)))
+            found |= {(w, m.group(2)) for w in names if w not in _NOT_PRODUCT and w not in _NUMBERED}
     return found
 
 
