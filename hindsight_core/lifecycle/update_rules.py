@@ -47,7 +47,7 @@ from hindsight_core.lifecycle.update_subjects import (about_someone_else, anothe
                                                       named_branch, owner_swapped, place_swapped,
                                                       other_instance, other_possessor, parallel, sibling_fact,
                                                       subject_replaced, subject_substituted, swapped)
-from hindsight_core.lifecycle.update_values import (_magnitude, near_removal, one_number_per_slot, qualifier_swapped,
+from hindsight_core.lifecycle.update_values import (magnitude, near_removal, one_number_per_slot, qualifier_swapped,
                                                     replaced_in_kind, same_number_kind, same_shape, states_new_value,
                                                     value_removed)
 from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, VALUE_FORMS, cued_nearby_form, form_change
@@ -614,8 +614,8 @@ def _as_worked_out(part: str, old_numbers: Collection[str], new_numbers: Collect
     ("1000 IU of vitamin D" / "the doc doubled it, 2000 a day now"): the numbers are one quantity,
     however the subject is reworded."""
     factors = {_TIMES_OVER[m.group(1).lower()] for m in _OPERATION.finditer(part)}
-    olds = [x for x in map(_magnitude, old_numbers) if x]  # read's numbers carry no thousands commas
-    news = [x for x in map(_magnitude, new_numbers) if x]
+    olds = [x for x in map(magnitude, old_numbers) if x]  # read's numbers carry no thousands commas
+    news = [x for x in map(magnitude, new_numbers) if x]
     return any(abs(a * f - b) < 1e-9 for f in factors for a in olds for b in news)
 
 

@@ -74,9 +74,9 @@ def fields_joined(text: str) -> str:
     """
     if not _RECORD.match(text) or not _FIELD_AFTER.search(text):
         return text
-    parts = _FIELD_AFTER.split(text.strip())
-    if any(not re.match(r"(?-i:[A-Z])[\w-]*(?: [\w-]+)?:\s", p) for p in parts[1:]) or not one_sentence(parts[0]):
-        return text  # only fields follow the record's first sentence
+    parts = _FIELD_AFTER.split(text.strip())  # each part after the first opens with a field
+    if not all(one_sentence(p) for p in parts):
+        return text  # only fields follow the record's first sentence, each a sentence of its own
     # each field in brackets, its colon dropped: the record's own colon or verb still reads its key
     return parts[0].rstrip(".") + "".join(f" ({p.rstrip('.').replace(':', '', 1)})" for p in parts[1:])
 

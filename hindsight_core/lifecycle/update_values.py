@@ -23,7 +23,7 @@ from hindsight_core.lifecycle.update_keys import (ID_SHAPE, MONTH, NOT_VALUE, is
 from hindsight_core.lifecycle.value_forms import UNIT_NAMES, amounts
 
 __all__ = ["value_removed", "near_removal", "same_shape", "replaced_in_kind", "states_new_value", "one_number_per_slot",
-           "same_number_kind", "qualifier_swapped"]
+           "same_number_kind", "qualifier_swapped", "magnitude"]
 
 
 def value_removed(value: tuple[str, ...], newer: str, n: Reading, key: tuple[str, ...] = (), older: str = "") -> str:
@@ -189,7 +189,8 @@ _NUMBER_SLOTS = frozenset({"quantity", "money", "percent", "duration", "time", "
 _MAGNITUDE_FACTOR = 3.0
 
 
-def _magnitude(tok: str) -> float | None:
+def magnitude(tok: str) -> float | None:
+    """A number token's value (``read`` drops thousands commas), or None for one that is no plain number."""
     try:
         return float(tok)
     except ValueError:
@@ -213,7 +214,7 @@ def same_number_kind(old: set[str], new: list[str], o: Reading, n: Reading) -> b
         for b in new:
             if _shape(a) == _shape(b) == "version":
                 return True
-            x, y = _magnitude(a), _magnitude(b)
+            x, y = magnitude(a), magnitude(b)
             if x and y and max(x, y) / min(x, y) <= _MAGNITUDE_FACTOR:
                 return True
     return False

@@ -495,20 +495,21 @@ def _versions(text: str, models: bool = False, anywhere: bool = False) -> set[tu
     ``anywhere`` reads a later text, whose new model may stand anywhere ("transferred to Bay C (EDC-2)")."""
     found = set()
     for m in _PRODUCT_VERSION.finditer(text):
-        word = m.group(1).lower()
+        word, version = m.group(1).lower(), m.group(2)
         if word in _NOT_PRODUCT:
             continue
+        if "." in version:
+            found.add((word, version))
+            continue
+        if not (models and m.group(1)[0].isupper()):
+            continue
         # a model's product name of several capitalised words ("Trados Studio 2019"): each word names it
-        name = _NAME_BEFORE.search(text[: m.start()]) if m.group(1)[0].isupper() else None
-        names = [w.lower() for w in name.group(0).split()] if name else []
-        if "." in m.group(2) or (models and m.group(1)[0].isupper() and (word not in _NUMBERED or names)
-                                 and (anywhere or _AS_VALUE.search(text[: (name or m).start()]))):
-            if "." in m.group(2):
-                found.add((word, m.group(2)))
-                continue
-            if word not in _NUMBERED:  # "Studio 2019" names no product by "studio"
-                found.add((word, m.group(2)))
-            found |= {(w, m.group(2)) for w in names if w not in _NOT_PRODUCT and w not in _NUMBERED}
+        name = _NAME_BEFORE.search(text[: m.start()])
+        names = [w for w in (name.group(0).lower().split() if name else ())
+                 if w not in _NOT_PRODUCT and w not in _NUMBERED]
+        if (word in _NUMBERED and not name) or not (anywhere or _AS_VALUE.search(text[: (name or m).start()])):
+            continue
+        found |= {(w, version) for w in ([] if word in _NUMBERED else [word]) + names}  # "Studio" names no product
     return found
 
 

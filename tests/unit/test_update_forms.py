@@ -920,6 +920,8 @@ def test_a_calendar_record_with_its_fields_after_it_is_one_statement():
 
     text = "Calendar: team lunch — Fri 12:30, Room Oak. Bring your own cutlery."
     assert fields_joined(text) == text
+    text = "Calendar: team lunch — Fri 12:30, Room Oak. Organiser: Priya. Bring your own cutlery."
+    assert fields_joined(text) == text  # a field, then a sentence that is none
 
 
 def test_a_time_of_day_is_no_label_colon():
