@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
-__all__ = ["Reading", "read", "content", "values", "slots", "names", "hyphenated_word", "same_word", "STOP",
-           "WHEN_SLOTS"]
+__all__ = ["Reading", "read", "content", "values", "slots", "names", "hyphenated_word", "same_word", "abbreviates",
+           "STOP", "WHEN_SLOTS"]
 
 STOP = frozenset("""a an the is are was were be been being am has have had do does did will would shall should can
 could may might must of for to in on at by with and or but that this these those it its as from into onto over via than
@@ -92,11 +92,18 @@ _SLOT_RE = {slot: re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r"
 _WEAK_SLOTS = frozenset({"time", "day", "version", "preference", "tool", "role", "status"})
 
 
+#: Weekdays as lists and rotas shorten them ("tue tacos"); "wed", "sat" and "sun" are English words too.
+_WEEKDAY_SHORT = {"mon": "monday", "tue": "tuesday", "tues": "tuesday", "thu": "thursday", "thur": "thursday",
+                  "thurs": "thursday", "fri": "friday"}
+
+
 def _stem(word: str) -> str:
     word = word.replace("’", "'")
     if word.endswith("'s") or word.endswith("s'"):
         word = word[:-2] if word.endswith("'s") else word[:-1]
     word = word.strip("'")
+    if word in _WEEKDAY_SHORT:
+        return _WEEKDAY_SHORT[word]
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
@@ -115,6 +122,22 @@ def same_word(a: str, b: str) -> bool:
     common = len(os.path.commonprefix([short, long_]))
     # digits last (most pairs fail on the prefix): "cache-node-07" is not a form of "cache"
     return common >= 5 and common >= len(short) - 1 and not any(map(str.isdigit, a + b))
+
+
+def abbreviates(short: str, word: str) -> bool:
+    """``short`` is a chat abbreviation of ``word``: its first letters ("sci", "science") or, with no
+    vowel after the first letter, its letters in order ("bldg", "building"; "mgmt", "management").
+
+    Example:
+        >>> abbreviates("bldg", "building"), abbreviates("sci", "science"), abbreviates("bldg", "bridge")
+        (True, True, False)
+    """
+    if not 2 <= len(short) <= 5 or len(word) < len(short) + 2 or short[0] != word[0] or not short.isalpha():
+        return False
+    if len(short) >= 3 and word.startswith(short):
+        return True
+    letters = iter(word)
+    return not re.search(r"[aeiou]", short[1:]) and all(c in letters for c in short)
 
 
 @functools.lru_cache(maxsize=8192)

@@ -388,7 +388,22 @@ def update_cue(text: str) -> str | None:
     return None
 
 
-__all__ += ["is_addition", "without_effective_time"]
+__all__ += ["is_addition", "without_effective_time", "handover_only"]
+
+#: Cues of a duty changing hands, which say who does a thing now, not that its other values changed.
+_HANDOVER = re.compile(r"\b(?:hand(?:ed|ing|s)? (?:\w+ )?over|(?:took|takes?|taken|taking) over)\b", _F)
+
+
+def handover_only(text: str) -> bool:
+    """The only update cue of ``text`` is a duty changing hands ("uncle raj has taken over the organising").
+
+    Example:
+        >>> handover_only("dad's 70th: uncle raj has taken over the organising")
+        True
+        >>> handover_only("Jo has taken over, and the party moved to the 23rd")
+        False
+    """
+    return bool(_HANDOVER.search(text)) and update_cue(_HANDOVER.sub(" ", text)) is None
 
 
 #: A clause that says its thing did not change: "Family plan unchanged", "the fee stays the same".

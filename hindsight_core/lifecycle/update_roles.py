@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 
-from hindsight_core.lifecycle.slots import WHEN_SLOTS, Reading, STOP, content, read, same_word, slots
+from hindsight_core.lifecycle.slots import WHEN_SLOTS, Reading, STOP, abbreviates, content, read, same_word, slots
 from hindsight_core.lifecycle.update_keys import DAY_OR_MONTH, NOT_VALUE, is_id, key_and_value, number_like, present
 
-__all__ = ["role_change", "moved_elsewhere", "moved_thing", "renamed", "renamed_unnamed"]
+__all__ = ["role_change", "names_duty", "moved_elsewhere", "moved_thing", "renamed", "renamed_unnamed"]
 
 #: Who does a job: verbs and nouns of a duty held by one person at a time.
 _ROLE_WORDS = re.compile(
@@ -56,6 +56,11 @@ _DEPARTURE = re.compile(r"\b(retired|retiring|resigned|laid off|let go|stepped d
 _JOB = re.compile(r"\b(works? (as|at|for)|job|employed|career)\b", re.I)
 
 
+def names_duty(text: str) -> bool:
+    """``text`` names a duty someone holds ("Hilde chairs the subcommittee", "Maya is organising it")."""
+    return bool(_ROLE_WORDS.search(text))
+
+
 def _people(text: str, r: Reading) -> frozenset[str]:
     """Names in ``text``, with a capitalised first word that is no stop word ("*Tomas* leads ...")."""
     m = re.match(r"\s*([A-Z][a-z]+)\b", text)
@@ -83,6 +88,10 @@ def _new_agent(o: Reading, part: str) -> bool:
 #: A capitalised word opening the text right before a transfer cue ("Priya now leads", "Tomasz is stepping
 #: up as"): names() skips sentence openers, which are mostly common words, but here the word is the new doer.
 _OPENING_NAME = re.compile(r"^\W*([A-Z][a-z'’-]+)(?:\s+(?:is|has|was|got|will))?\s*$")
+#: A kinship or courtesy title and the word after it, right before a transfer cue, name a person even
+#: in lower case, as chats write them ("uncle raj has taken over the organising").
+_TITLED_NAME = re.compile(r"\b(?:uncle|aunt|auntie|aunty|cousin|grandma|grandpa|granny|nana|mr|mrs|ms|dr)\.?\s+"
+                          r"([a-z][a-z'’-]+)(?:\s+(?:is|has|was|got|will))?\s*$", re.I)
 
 
 #: Verbs of a household or work duty that one person holds at a time ("walks the dog", "does payroll"),
@@ -151,7 +160,8 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
             return "the duty passed to someone else"
         if not _ROLE_WORDS.search(older) or not transfer:
             return None
-    opener = doer or _OPENING_NAME.match(part[:transfer.start()])  # "Priya now leads mobile": a name opening the text
+    # "Priya now leads mobile": a name opening the text; "... uncle raj has taken over": a titled name
+    opener = doer or _OPENING_NAME.match(part[:transfer.start()]) or _TITLED_NAME.search(part[:transfer.start()])
     named = n.names | ({opener.group(1).lower()} if opener else set())
     newcomers = [x for x in named if not present(x, o) and x not in people and not is_id(x) and len(x) > 2]
     if not newcomers:
@@ -164,7 +174,7 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
     # the duty named where something is said to stay ("She's still doing her clinics") did not pass
     kept_apart = " ".join(s for s in re.split(r"(?<=[.!?])\s+|[,;]\s+", part) if not _STILL.search(s))
     passed = read(kept_apart)
-    shared = [w for w in distinct if present(w, passed)]
+    shared = [w for w in distinct if present(w, passed) or any(abbreviates(t, w) for t in passed.tokens)]
     return ("the duty passed to someone else" if len(shared) * 2 >= len(distinct) or _title_again(older, kept_apart)
             else None)
 

@@ -28,9 +28,10 @@ import functools
 import re
 from typing import Collection
 
-from hindsight_core.lifecycle.slots import STOP, WHEN_SLOTS, Reading, hyphenated_word, read, same_word, slots
+from hindsight_core.lifecycle.slots import (STOP, WHEN_SLOTS, Reading, abbreviates, hyphenated_word, read, same_word,
+                                            slots)
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, said_unchanged,
-                                                  shares_with_another, split_clauses, update_cue,
+                                                  handover_only, shares_with_another, split_clauses, update_cue,
                                                   without_effective_time, without_shared_new)
 from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_VALUE, RELATED_MIN_SIM, another_id, is_id,
                                                   is_tool_record, key_and_value, key_heads, number_like,
@@ -39,7 +40,8 @@ from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_V
 from hindsight_core.lifecycle.update_languages import (changed_in_other_language, in_other_language, is_foreign,
                                                        read_in_english)
 from hindsight_core.lifecycle.update_records import attribute_unreported, diff_replaced, restates, tool_field_changed
-from hindsight_core.lifecycle.update_roles import moved_elsewhere, moved_thing, renamed, renamed_unnamed, role_change
+from hindsight_core.lifecycle.update_roles import (moved_elsewhere, moved_thing, names_duty, renamed, renamed_unnamed,
+                                                   role_change)
 from hindsight_core.lifecycle.update_statements import (addressed_to_user, fields_joined, is_atomic, is_episode_turn,
                                                         lead_fact, one_belief, one_sentence, said, split_sentences,
                                                         spelled_out, without_instructions, without_note_label)
@@ -48,8 +50,8 @@ from hindsight_core.lifecycle.update_subjects import (about_someone_else, anothe
                                                       other_instance, other_possessor, parallel, sibling_fact,
                                                       subject_replaced, subject_substituted, swapped)
 from hindsight_core.lifecycle.update_values import (magnitude, near_removal, one_number_per_slot, qualifier_swapped,
-                                                    replaced_in_kind, same_number_kind, same_shape, states_new_value,
-                                                    value_removed)
+                                                    record_broken, replaced_in_kind, same_number_kind, same_shape,
+                                                    states_new_value, value_removed)
 from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, VALUE_FORMS, cued_nearby_form, form_change
 
 # The rule families live in their own modules (keys, statements, subjects, values, roles, records);
@@ -263,6 +265,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     role = role_change(older, part, o)
     if role is not None and not subject_replaced(older, part):
         return role, 1.0
+    if cue and handover_only(part) and not names_duty(older):
+        cue = None  # a duty changed hands, and the earlier text names none: its value is not what changed
     if tool_field_changed(older, newer, o) or diff_replaced(older, newer):
         return "a tool field reports another value", 1.0
     if moved_elsewhere(older, part, o, n) or (moved_thing(older, part) and not another_subject(older, part, o, n)):
@@ -336,7 +340,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     nouns = [w for w in subject if not number_like(w) and w not in NOT_VALUE]
     # a word said only as who reports the change is not said of the subject ("the dentist said ...")
     def said_of_subject(w: str) -> bool:
-        return present(w, n) and (_capitalised(w, older) or not _only_as_speaker(w, part))
+        return ((present(w, n) or _spelled_out(w, older, n))
+                and (_capitalised(w, older) or not _only_as_speaker(w, part)))
     missing = {w for w in nouns if not said_of_subject(w)}
     coverage = 1.0 - len(missing) / len(nouns) if nouns else 0.5
     head_said = any(said_of_subject(h) for h in heads)
@@ -370,6 +375,8 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         return "the status moved on", coverage
     if head_ok and (cue or tool) and shaped_value_replaced(older, part):
         return "another value of its form", coverage
+    if head_ok and record_broken(older, part):
+        return "a new record", coverage
     if not new_value:
         return None, 0.0
     # "my editor font" repeated in full in a long message, with a value of the same kind
@@ -519,6 +526,12 @@ def _another_of(form: re.Pattern[str], older: str, part: str) -> bool:
 
 #: Who reports the change: "the dentist said to use only this paste" names the dentist as no attribute.
 _SPEECH = r"(?:says|said|told|thinks|reckons|recommends|recommended|suggests|suggested|wants|asked)"
+
+
+def _spelled_out(word: str, older: str, n: Reading) -> bool:
+    """``word`` is written in capitals in ``older`` and the later text spells it out ("SG leg" / "the
+    singapore leg")."""
+    return bool(re.search(rf"\b{re.escape(word.upper())}\b", older)) and any(abbreviates(word, t) for t in n.tokens)
 
 
 def _only_as_speaker(word: str, text: str) -> bool:

@@ -257,7 +257,7 @@ _NOT_NOUNS = frozenset("""after before off around under over above below behind 
 within along near past against toward towards upon onto
 full fixed current great different well old good bad big small whole same usual
 saw broke ran want keep kept she's he's they're
-goal target quota allowance allocation dose dosage go-to favourite favorite provider platform""".split())
+goal target quota allowance allocation dose dosage go-to favourite favorite provider platform pot kitty""".split())
 _VERB_FORM = re.compile(r"[a-z]{3,}(?<!e)ed$")  # "shuffled", "budgeted" ("-ing" words are often nouns)
 
 

@@ -23,7 +23,7 @@ from hindsight_core.lifecycle.update_keys import (ID_SHAPE, MONTH, NOT_VALUE, is
 from hindsight_core.lifecycle.value_forms import UNIT_NAMES, amounts
 
 __all__ = ["value_removed", "near_removal", "same_shape", "replaced_in_kind", "states_new_value", "one_number_per_slot",
-           "same_number_kind", "qualifier_swapped", "magnitude"]
+           "same_number_kind", "qualifier_swapped", "magnitude", "record_broken"]
 
 
 def value_removed(value: tuple[str, ...], newer: str, n: Reading, key: tuple[str, ...] = (), older: str = "") -> str:
@@ -57,6 +57,8 @@ _GONE_BEFORE = re.compile(r"(no|not|never|longer|off|from|left|leaving|quit|gave
                           r"dropp?\w*|instead|out|retired|replac\w*|swap\w*|ditch\w*|\w+n't|without|ex|former|sold|"
                           r"selling|scrapp\w*|donated)",
                           re.I)
+#: Right before an earlier value, a phrase that says the speaker has left it ("we are DONE with Pho Linh").
+_DONE_WITH = re.compile(r"\b(?:done|finished|through) with$")
 #: Set phrases with "no" that remove nothing ("no worries", "no problem", "no doubt").
 _NO_IDIOM = re.compile(r"\bno (worries|worry|problems?|probs?|biggie|big deal|rush|pressure|doubt|way|kidding|idea|"
                        r"offen[cs]e|sweat|thanks|matter)\b", re.I)
@@ -90,7 +92,7 @@ def near_removal(clause: str, found: list[str], older: str = "") -> bool:
         own = set(re.findall(r"[\w'’]+", older.lower()))  # "Someone left a box": its own verb, no removal
         before = [b for b in words[max(0, i - _GONE_WINDOW):i] if b not in own]
         after = [a for a in words[i + 1:i + 1 + _GONE_WINDOW] if a not in own or a in ("is", "was")]
-        if any(_GONE_BEFORE.fullmatch(b) for b in before):
+        if any(_GONE_BEFORE.fullmatch(b) for b in before) or _DONE_WITH.search(" ".join(words[max(0, i - 2):i])):
             return True
         if len(after) > 1 and after[0] in _AUXILIARY and _GONE_PASSIVE.fullmatch(after[1]):
             return True
@@ -248,3 +250,34 @@ def qualifier_swapped(older: str, part: str, value: tuple[str, ...], plain: bool
                     and n_words[j + 1] in n_caps and stranger(n_words[j + 1], o_words)):
                 return True  # "upgraded my plan to Unlimited" for "the Basic plan"
     return False
+
+
+#: A best of its kind: the hardest grade sent, a personal best, the longest ride.
+_RECORD = re.compile(r"\b(?:hardest|fastest|longest|furthest|farthest|highest|heaviest|biggest|best|pb|pr|record)\b",
+                     re.I)
+#: A first of a value ("my first V5", "first ever 7a"): the record moved on to it.
+_FIRST_OF = re.compile(r"\bfirst (?:ever )?([a-z]{0,2}\d[\w.+]*)", re.I)
+#: An attempt that fell short is no new record ("went for a PB ... died at 4k", "so close").
+_FELL_SHORT = re.compile(r"\b(?:went for|going for|tried|almost|nearly|so close|missed|failed|died)\b", re.I)
+
+
+def _written_form(token: str) -> str:
+    """Digits as 9 and letters as a: "V4" and "V5" share a form, "6b" and "6c" another."""
+    return re.sub(r"[a-z]+", "a", re.sub(r"\d+", "9", token.lower().strip(".")))
+
+
+def record_broken(older: str, part: str) -> bool:
+    """``older`` holds a record (the hardest, the best, a PB) and ``part`` a first of another value of its
+    form: the record moved on.
+
+    Example:
+        >>> record_broken("Noted: your hardest route climbed is a 6b.", "FINALLY TOPPED MY FIRST 6c today")
+        True
+        >>> record_broken("Noted: your hardest route climbed is a 6b.", "tried my first 6c today, fell off twice")
+        False
+    """
+    if not _RECORD.search(older) or _FELL_SHORT.search(part):
+        return False
+    earlier = {_written_form(t) for t in re.findall(r"[\w.+]*\d[\w.+]*", older)}
+    return any(_written_form(m.group(1)) in earlier and m.group(1).lower() not in older.lower()
+               for m in _FIRST_OF.finditer(part))

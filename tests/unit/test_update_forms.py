@@ -937,3 +937,77 @@ def test_settled_in_somewhere_is_a_move():
     assert judge_update(older, "Granny Elsie is settled in at Rosewood care home, room 9, the staff are lovely.",
                         SIM) is not None
     assert judge_update(older, "Granny Elsie settled in at the cinema with popcorn, bless her.", SIM) is None
+
+
+@pytest.mark.parametrize("older, newer", [
+    # a lower-case name after a kinship or courtesy title takes over the duty
+    ("Noted: Ines is organising Grandpa's retirement do.",
+     "grandpa's retirement do: auntie meera has taken over the organising, ines is swamped"),
+    ("Rob runs the allotment rota this year.", "allotment rota: mr patel has taken over, rob moved away"),
+])
+def test_a_titled_name_in_lower_case_takes_over_a_duty(older, newer):
+    assert judge_update(older, newer, SIM) == "the duty passed to someone else"
+
+
+def test_a_duty_handed_over_changes_no_date_or_place():
+    from hindsight_core.lifecycle.update_keys import CLOSE_SIM
+
+    CLOSE = CLOSE_SIM + 0.01  # close enough that a cue alone would change the value
+    # the party's date and place are not what changed hands
+    older = "Noted: Mum's 60th is on the 3rd at the golf club."
+    assert judge_update(older, "mum's 60th: auntie meera has taken over the organising", CLOSE) is None
+    # another cue beside the handover still changes them
+    assert judge_update(older, "mum's 60th: auntie meera has taken over, and it moved to the 10th", CLOSE) is not None
+
+
+def test_an_abbreviated_duty_passes_to_someone_else():
+    # "eng bldg" for "Engineering building", "mgmt" for "management"
+    older = "Colm handles all requests for the Engineering building (Eng North and Eng South)"
+    assert judge_update(older, "rota updated - eng bldg stuff goes to Nadia from Monday",
+                        SIM) == "the duty passed to someone else"
+    assert judge_update(older, "rota updated - library stuff goes to Nadia from Monday", SIM) is None
+
+
+@pytest.mark.parametrize("newer, updates", [
+    ("we're done with Harbour Sushi after last month. ordering the staff lunch from Olive Tree since", True),
+    ("finished with Harbour Sushi's menu, everyone picked something", False),
+])
+def test_done_with_a_named_value_drops_it(newer, updates):
+    older = "Noted: the staff lunch is ordered from Harbour Sushi."
+    assert (judge_update(older, newer, SIM) is not None) is updates
+
+
+def test_a_shortened_weekday_is_the_weekday():
+    # "thu" in a rota is Thursday: swapping Thursdays changes that item
+    older = "gym plan: mon legs, thu swimming, fri rowing"
+    assert judge_update(older, "swapping thursdays to yoga, bored of swimming. rest of the plan as is", SIM) is not None
+    from hindsight_core.lifecycle.slots import content
+
+    assert content("tues and Thurs") == ("tuesday", "thursday")
+    assert "wed" in content("they wed in June")  # an English word too: left as written
+
+
+@pytest.mark.parametrize("newer, updates", [
+    ("CLIMBED MY FIRST 6c today, the slab in the cave", True),
+    ("climbed my first 6c today, well, almost: fell off the top", False),  # an attempt is no record
+    ("climbed my first 6b at the new wall, felt easy", False),  # the record itself again
+])
+def test_a_first_of_a_higher_value_breaks_a_record(newer, updates):
+    older = "Noted: your hardest grade climbed is a 6b."
+    assert (judge_update(older, newer, 0.4) is not None) is updates
+
+
+def test_a_pot_of_money_is_the_budget_it_names():
+    # "our stationery pot" is the stationery budget reworded, not another subject in its place
+    older = "stationery budget this term: £900 total, orders >£50 need Mr B's ok"
+    assert judge_update(older, "bad news from the staff meeting: our stationery pot got cut to £650 for the term",
+                        0.52) == "the number changed"
+
+
+@pytest.mark.parametrize("short, city", [("SYD", "sydney"), ("TK", "tokyo")])
+def test_a_subject_in_capitals_spelled_out_later(short, city):
+    # "SYD leg" / "the sydney leg": the same leg of the trip, its seat changed
+    older = f"{short} leg: economy, seat 38C aisle"
+    newer = "the upgrade bid came through!!! premium economy on the {} leg, I'm in 4A now"
+    assert judge_update(older, newer.format(city), 0.43) is not None
+    assert judge_update(older, newer.format("berlin"), 0.43) is None
