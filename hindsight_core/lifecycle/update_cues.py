@@ -54,7 +54,9 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # "Plan for next sprint: ..." (not "we're looking at the 22nd", nor a receipt's "Plan: Premium")
         r"thinking\b[^.;]{0,40}\b(could|should|might|i['’]ll|we['’]ll)|(were|was|are|been) talking (about|of)|"
         r"plan for (next|this|the coming) \w+|(i['’]ll|we['’]ll|they['’]ll|i will|we will) probably|"
-        r"asked (if|whether))\b", _F)),
+        r"asked (if|whether)|"
+        # a change put off until something else happens ("once we're back I'm going to switch to ...")
+        r"^\W*once\b[^.;]{0,60}\b(going to|gonna|i['’]ll|we['’]ll|i will|we will))\b", _F)),
     ("temporary", re.compile(
         r"\b(just|only)\b[^.;,]{0,25}\b(today|tonight|tomorrow|this (week|weekend|morning|afternoon|evening|time|once))\b|"
         r"\b(today|tonight|tomorrow|this (week|weekend|time)) only\b|\btemporar(y|ily)\b|\bfor the (day|night|weekend)\b|"

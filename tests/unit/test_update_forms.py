@@ -1011,3 +1011,13 @@ def test_a_subject_in_capitals_spelled_out_later(short, city):
     newer = "the upgrade bid came through!!! premium economy on the {} leg, I'm in 4A now"
     assert judge_update(older, newer.format(city), 0.43) is not None
     assert judge_update(older, newer.format("berlin"), 0.43) is None
+
+
+@pytest.mark.parametrize("text, form", [
+    # a change put off until something else happens is a plan
+    ("Once the kids are back at school I'm going to switch my swims to Mon and Wed mornings", "plan"),
+    ("once the lease ends we'll move the studio to Leith", "plan"),
+    ("Once the migration finished we moved billing to port 9090", None),  # done: an update
+])
+def test_a_change_put_off_until_something_happens_is_a_plan(text, form):
+    assert look_alike(text) == form
