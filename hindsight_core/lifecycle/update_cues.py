@@ -171,6 +171,11 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         # the thing replaced, named as the old one ("the old box is getting rebuilt", "the old name confused")
         r"the old (?:one|ones|pair|model|[a-z]+)\b(?!\s+(?:is|was) (?:still|fine|better))|"
         r"(?:can'?t|cannot|not|never|won'?t) (?:be )?go(?:ing)? back|"
+        # the rest said to stay: what the message does say is what changed ("7:30, same as I said otherwise",
+        # "rest of the week as is")
+        r"same\b[^.;!?]{0,20}\botherwise|otherwise (?:the )?(?:same|unchanged|as before)|"
+        r"(?:everything|all) else (?:is |stays )?(?:the same|unchanged|as (?:is|before))|"
+        r"rest of (?:the )?\w+ (?:is |stays )?(?:as is|unchanged|the same|as before)|"
         # the earlier value said to fall short ("1000 isn't cutting it")
         r"(?:is|was)(?:n['’]t| not) cutting it)\b|→|->|=>", _F)),
     ("effective", re.compile(

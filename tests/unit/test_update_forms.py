@@ -1021,3 +1021,15 @@ def test_a_subject_in_capitals_spelled_out_later(short, city):
 ])
 def test_a_change_put_off_until_something_happens_is_a_plan(text, form):
     assert look_alike(text) == form
+
+
+@pytest.mark.parametrize("newer, updates", [
+    # the rest said to stay the same: what the message does say changed
+    ("argh autocorrect 🙄 8pm thurs, church hall, same as I said otherwise", True),
+    ("choir: 8pm thurs, everything else as before", True),
+    ("choir: 8pm thurs, otherwise unchanged", True),
+    ("7pm thurs, church hall, same as I said otherwise", False),  # the value itself said again
+])
+def test_the_rest_said_to_stay_makes_the_rest_a_change(newer, updates):
+    older = "Choir practice is Thursday 7pm in the church hall."
+    assert (judge_update(older, newer, 0.35) is not None) is updates
