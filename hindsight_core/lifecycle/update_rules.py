@@ -106,7 +106,7 @@ _STRENGTH = {"earlier value named as changed": 3.0, "same attribute, value chang
              "a tool field reports another value": 2.0, "moved to another place": 2.0,
              "changed, said in another language": 2.0, "renamed": 2.0,
              "the value's qualifier changed": 1.5, "the record corrected": 1.5, "the status moved on": 1.5,
-             "another value of its form": 1.5,
+             "another value of its form": 1.5, "a new record": 1.5,
              **{form: 1.5 for form in FORMS},
              # a value of one kind for a value of that kind (grams for grams, a version after its product)
              **{form: 2.5 for form in VALUE_FORMS}}

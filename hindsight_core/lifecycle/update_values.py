@@ -253,8 +253,8 @@ def qualifier_swapped(older: str, part: str, value: tuple[str, ...], plain: bool
 
 
 #: A best of its kind: the hardest grade sent, a personal best, the longest ride.
-_RECORD = re.compile(r"\b(?:hardest|fastest|longest|furthest|farthest|highest|heaviest|biggest|best|pb|pr|record)\b",
-                     re.I)
+_RECORD = re.compile(r"\b(?:hardest|fastest|longest|furthest|farthest|highest|heaviest|biggest|best|pb|pr|"
+                     r"(?<!for the )record)\b", re.I)  # not "for the record, ..."
 #: A first of a value ("my first V5", "first ever 7a"): the record moved on to it.
 _FIRST_OF = re.compile(r"\bfirst (?:ever )?([a-z]{0,2}\d[\w.+]*)", re.I)
 #: An attempt that fell short is no new record ("went for a PB ... died at 4k", "so close").

@@ -1033,3 +1033,10 @@ def test_a_change_put_off_until_something_happens_is_a_plan(text, form):
 def test_the_rest_said_to_stay_makes_the_rest_a_change(newer, updates):
     older = "Choir practice is Thursday 7pm in the church hall."
     assert (judge_update(older, newer, 0.35) is not None) is updates
+
+
+def test_for_the_record_holds_no_record():
+    from hindsight_core.lifecycle.update_values import record_broken
+
+    assert record_broken("My 5k record is 24:10.", "ran my first 23:50 today")
+    assert not record_broken("For the record, my 5k loop takes 24:10.", "ran my first 23:50 today")
