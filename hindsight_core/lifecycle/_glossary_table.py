@@ -1,15 +1,17 @@
 """The word table of :mod:`~hindsight_core.lifecycle.glossary`: everyday words of facts people keep
 (people, places, times, food, health, work, money, tools), the change cues and the numbers, months and
-weekdays, in Spanish, French, German, Portuguese and Italian.
+weekdays, in Spanish, French, German, Portuguese and Italian (and, for the words of a change and its dates,
+Polish).
 
 One English word or phrase per line, then its forms in Spanish / French / German / Portuguese /
-Italian, accents left off (they are folded before lookup). A phrase of several words is written with
-"_"; a trailing "*" matches any ending (a stem). A form listed twice keeps its first English word.
+Italian (then Polish, on some lines), accents left off (they are folded before lookup; Polish "ł" stays).
+A phrase of several words is written with "_"; a trailing "*" matches any ending (a stem). A form listed
+twice keeps its first English word.
 """
 
 TABLE = """
-mother: madre mama mami / mere maman / mutter mama mutti / mae mamae / madre mamma
-father: padre papa / pere papa / vater papa vati / pai papai / padre papa babbo
+mother: madre mama mami / mere maman / mutter mama mutti / mae mamae / madre mamma / mama mamusia matka
+father: padre papa / pere papa / vater papa vati / pai papai / padre papa babbo / tata ojciec
 parents: padres / parents / eltern / pais / genitori
 grandmother: abuela abuelita yaya / grand-mere mamie / oma omi grossmutter / avo avozinha vovo / nonna
 grandfather: abuelo abuelito / grand-pere papi pepe / opa grossvater / avo vovo / nonno
@@ -81,9 +83,9 @@ trip: viaje / voyage sejour / reise / viagem / viaggio
 holiday: vacaciones / vacances conges / urlaub ferien / ferias / vacanze ferie
 booking: reserva / reservation / buchung reservierung / reserva / prenotazione
 booked: reservado reservada reservamos / reserve reservee / gebucht reserviert / reservado reservada reservei / prenotato prenotata
-ticket: billete entrada / billet / ticket fahrkarte / bilhete passagem ingresso / biglietto
-train: tren / train / zug / trem comboio / treno
-bus: autobus / bus autobus car / bus / onibus autocarro / autobus pullman
+ticket: billete entrada / billet / ticket fahrkarte / bilhete passagem ingresso / biglietto / bilet
+train: tren / train / zug / trem comboio / treno / pociąg pociągiem
+bus: autobus / bus autobus car / bus / onibus autocarro / autobus pullman / autobus autobusem autokar autokarem
 meeting: reunion / reunion / besprechung sitzung treffen / reuniao / riunione
 meet: quedamos quedar / retrouver retrouve retrouvons / treffen treffe / encontrar encontramo-nos encontramos / incontrare incontriamo vediamo
 appointment: cita / rendez-vous rdv / termin / consulta / appuntamento
@@ -113,8 +115,8 @@ wet_food: comida_humeda / patee / nassfutter / racao_umida / cibo_umido
 dog: perro perra / chien chienne / hund hundin / cachorro cachorra cao / cane
 cat: gato gata / chat chatte / katze kater / gato gata / gatto gatta
 breakfast: desayuno / petit-dejeuner petit_dejeuner / fruhstuck / cafe_da_manha pequeno-almoco / colazione
-lunch: almuerzo / dejeuner / mittagessen / almoco / pranzo
-dinner: cena / diner / abendessen / jantar / cena
+lunch: almuerzo / dejeuner / mittagessen / almoco / pranzo / obiad obiadu
+dinner: cena / diner / abendessen / jantar / cena / kolacja kolację
 coffee: cafe / cafe / kaffee / cafe / caffe
 tea: / / tee / cha /
 milk: leche / lait / milch / leite / latte
@@ -139,14 +141,14 @@ paid: pagado / paye / bezahlt / pago / pagato
 rate: tarifa / tarif / satz tarif / tarifa taxa / tariffa
 word: palabra / mot / wort / palavra / parola
 per: por / par / pro je / por / per
-week: semana / semaine / woche / semana / settimana
+week: semana / semaine / woche / semana / settimana / tydzień tygodnia tygodniu
 weekly: semanal por_semana a_la_semana / hebdomadaire par_semaine / wochentlich pro_woche / semanal por_semana / settimanale a_settimana alla_settimana
 month: / mois / monat / / mese
 this_month: este_mes / ce_mois ce_mois-ci / diesen_monat / este_mes / questo_mese
 last_month: el_mes_pasado mes_pasado / le_mois_dernier / letzten_monat / o_mes_passado no_mes_passado mes_passado / il_mese_scorso mese_scorso
 next_month: el_mes_que_viene el_proximo_mes / le_mois_prochain / nachsten_monat / o_proximo_mes / il_mese_prossimo il_prossimo_mese
 this_week: esta_semana / cette_semaine / diese_woche / esta_semana / questa_settimana
-next_week: la_semana_que_viene la_proxima_semana / la_semaine_prochaine / nachste_woche nachsten_woche / a_proxima_semana / la_prossima_settimana
+next_week: la_semana_que_viene la_proxima_semana / la_semaine_prochaine / nachste_woche nachsten_woche / a_proxima_semana / la_prossima_settimana / przyszły_tydzień przyszłym_tygodniu przyszłego_tygodnia
 last_week: la_semana_pasada / la_semaine_derniere / letzte_woche letzten_woche / a_semana_passada / la_settimana_scorsa
 this_year: este_ano / cette_annee / dieses_jahr / este_ano / quest'anno
 per_month: al_mes por_mes cada_mes / par_mois / pro_monat im_monat / por_mes / al_mese
@@ -212,18 +214,18 @@ cleaning: limpieza / menage nettoyage / reinigung putzen / limpeza faxina / puli
 help_desk: soporte / assistance support / helpdesk hilfe / suporte / sportello assistenza
 files: archivos ficheros / fichiers / dateien / arquivos / file
 source: fuente / source / quelle / fonte / fonte
-now: ahora ya / maintenant desormais / jetzt nun inzwischen mittlerweile / agora / ora adesso ormai
-from_now_on: de_ahora_en_adelante a_partir_de_ahora desde_ahora / a_partir_de_maintenant dorenavant / ab_sofort ab_jetzt von_nun_an / de_agora_em_diante a_partir_de_agora / d'ora_in_poi da_ora_in_poi da_adesso
-from: a_partir_del a_partir_de desde / a_partir_du a_partir_de des / ab / a_partir_do a_partir_da a_partir_de desde / a_partire_da dal dalla
-no_longer: ya_no / ne_plus n'est_plus / nicht_mehr kein_mehr / nao_mais ja_nao / non_piu
-instead_of: en_vez_de en_vez_del en_lugar_de en_lugar_del / au_lieu_de au_lieu_du au_lieu_des / statt anstatt / em_vez_de em_vez_do em_vez_da ao_inves_de / invece_di invece_del invece_della al_posto_di al_posto_del
+now: ahora ya / maintenant desormais / jetzt nun inzwischen mittlerweile / agora / ora adesso ormai / teraz obecnie
+from_now_on: de_ahora_en_adelante a_partir_de_ahora desde_ahora / a_partir_de_maintenant dorenavant / ab_sofort ab_jetzt von_nun_an / de_agora_em_diante a_partir_de_agora / d'ora_in_poi da_ora_in_poi da_adesso / od_teraz od_dziś od_dzisiaj od_jutra
+from: a_partir_del a_partir_de desde / a_partir_du a_partir_de des / ab / a_partir_do a_partir_da a_partir_de desde / a_partire_da dal dalla / od
+no_longer: ya_no / ne_plus n'est_plus / nicht_mehr kein_mehr / nao_mais ja_nao / non_piu / już_nie
+instead_of: en_vez_de en_vez_del en_lugar_de en_lugar_del / au_lieu_de au_lieu_du au_lieu_des / statt anstatt / em_vez_de em_vez_do em_vez_da ao_inves_de / invece_di invece_del invece_della al_posto_di al_posto_del / zamiast
 instead: en_cambio / plutot / stattdessen / em_vez_disso / invece
-moved: mudado mudamos mudaron traslado trasladado trasladada traslada / demenage demenagee deplace deplacee / umgezogen gezogen verlegt / mudou mudaram mudamos mudaram-se / trasferito trasferita trasferisce spostato spostata traslocato
+moved: mudado mudamos mudaron traslado trasladado trasladada traslada / demenage demenagee deplace deplacee / umgezogen gezogen verlegt / mudou mudaram mudamos mudaram-se / trasferito trasferita trasferisce spostato spostata traslocato / przeniesiony przeniesiona przeniesione przenieśliśmy przeniósł przeniosła przeprowadził przeprowadziła przeprowadzili przesunięty przesunięta przesunięte
 migrated: migramos migrado migrada migraron / migre migree migres / migriert / migramos migrado migrada migraram / migrato migrata migrati
 switched: cambiado cambie cambiamos cambio / change passe / gewechselt umgestiegen umgestellt / trocou troquei trocamos mudei / cambiato passato
-changed: cambiado modificado / change modifie / geandert / mudado alterado / cambiato modificato
+changed: cambiado modificado / change modifie / geandert / mudado alterado / cambiato modificato / zmieniony zmieniona zmienione zmieniłam zmieniłem zmieniliśmy zmienił zmieniła zmienili
 change: cambio / changement / anderung wechsel / mudanca / cambio
-new: nuevo nueva nuevos nuevas / nouveau nouvelle nouveaux nouvelles nouvel / neu neue neuer neues neuen / novo nova novos novas / nuovo nuova nuovi nuove
+new: nuevo nueva nuevos nuevas / nouveau nouvelle nouveaux nouvelles nouvel / neu neue neuer neues neuen / novo nova novos novas / nuovo nuova nuovi nuove / nowy nowa nowe nowi nowego nową
 old: viejo vieja antiguo antigua anterior / ancien ancienne vieux vieille / alt alte alter altes alten / antigo antiga velho velha / vecchio vecchia precedente
 raised: subido subio aumentado aumento / augmente / erhoht hochgesetzt hochsetzen / aumentado aumentou subiu / aumentato alzato
 lowered: bajado bajo reducido recorto / baisse reduit / gesenkt reduziert / reduzido baixou / ridotto abbassato
@@ -279,7 +281,7 @@ that: que / que qu' / dass / que / che
 is: es esta / est / ist / e esta / e
 are: son estan / sont / sind / sao estao / sono
 this: este estos estas / ce cette ces cet / dieser diese dieses diesen / este estes estas / questo questa questi queste
-not: no / pas ne / nicht kein keine / nao / non
+not: no / pas ne / nicht kein keine / nao / non / nie
 one: uno una / un une / eins / um uma / uno
 two: dos / deux / zwei / dois duas / due
 three: tres / trois / drei / tres / tre
@@ -294,27 +296,27 @@ twelve: doce / douze / zwolf / doze / dodici
 twenty: veinte / vingt / zwanzig / vinte / venti
 thousand: mil / mille / tausend / mil / mille
 last: pasado pasada ultimo ultima / dernier derniere / letzte letzten letzter / passado passada ultimo ultima / scorso scorsa ultimo ultima
-next: proximo proxima que_viene / prochain prochaine / nachste nachsten nachster / proximo proxima que_vem / prossimo prossima
-today: hoy / aujourd'hui / heute / hoje / oggi
-yesterday: ayer / hier / gestern / ontem / ieri
-tomorrow: manana / demain / morgen / amanha / domani
-monday: lunes / lundi / montag montags / segunda segunda-feira segundas / lunedi
-tuesday: martes / mardi / dienstag dienstags / terca terca-feira tercas / martedi
-wednesday: miercoles / mercredi / mittwoch mittwochs / quarta quarta-feira quartas / mercoledi
-thursday: jueves / jeudi / donnerstag donnerstags / quinta quinta-feira quintas quintas-feiras / giovedi
-friday: viernes / vendredi / freitag freitags / sexta sexta-feira sextas / venerdi
-saturday: sabado / samedi / samstag samstags sonnabend / sabado / sabato
-sunday: domingo / dimanche / sonntag sonntags / domingo / domenica
-january: enero / janvier / januar janner / janeiro / gennaio
-february: febrero / fevrier / februar / fevereiro / febbraio
-march: marzo / mars / marz / marco / marzo
-april: abril / avril / april / abril / aprile
-may: mayo / mai / mai / maio / maggio
-june: junio / juin / juni / junho / giugno
-july: julio / juillet / juli / julho / luglio
-august: agosto / aout / august / agosto / agosto
-september: septiembre setiembre / septembre / september / setembro / settembre
-october: octubre / octobre / oktober / outubro / ottobre
-november: noviembre / novembre / november / novembro / novembre
-december: diciembre / decembre / dezember / dezembro / dicembre
+next: proximo proxima que_viene / prochain prochaine / nachste nachsten nachster / proximo proxima que_vem / prossimo prossima / przyszły przyszła przyszłe przyszłego przyszłym następny następna następnego
+today: hoy / aujourd'hui / heute / hoje / oggi / dziś dzisiaj
+yesterday: ayer / hier / gestern / ontem / ieri / wczoraj
+tomorrow: manana / demain / morgen / amanha / domani / jutro
+monday: lunes / lundi / montag montags / segunda segunda-feira segundas / lunedi / poniedziałek poniedziałki poniedziałkowy
+tuesday: martes / mardi / dienstag dienstags / terca terca-feira tercas / martedi / wtorek wtorki wtorkowy
+wednesday: miercoles / mercredi / mittwoch mittwochs / quarta quarta-feira quartas / mercoledi / środa środę środy środach
+thursday: jueves / jeudi / donnerstag donnerstags / quinta quinta-feira quintas quintas-feiras / giovedi / czwartek czwartki czwartkowy
+friday: viernes / vendredi / freitag freitags / sexta sexta-feira sextas / venerdi / piątek piątki piątkowy piątkowe piątkowa
+saturday: sabado / samedi / samstag samstags sonnabend / sabado / sabato / sobota sobotę soboty sobotni
+sunday: domingo / dimanche / sonntag sonntags / domingo / domenica / niedziela niedzielę niedziele niedzieli
+january: enero / janvier / januar janner / janeiro / gennaio / styczeń stycznia
+february: febrero / fevrier / februar / fevereiro / febbraio / luty lutego
+march: marzo / mars / marz / marco / marzo / marzec marca
+april: abril / avril / april / abril / aprile / kwiecień kwietnia
+may: mayo / mai / mai / maio / maggio / maj maja
+june: junio / juin / juni / junho / giugno / czerwiec czerwca
+july: julio / juillet / juli / julho / luglio / lipiec lipca
+august: agosto / aout / august / agosto / agosto / sierpień sierpnia
+september: septiembre setiembre / septembre / september / setembro / settembre / wrzesień września
+october: octubre / octobre / oktober / outubro / ottobre / październik października
+november: noviembre / novembre / november / novembro / novembre / listopad listopada
+december: diciembre / decembre / dezember / dezembro / dicembre / grudzień grudnia
 """

@@ -75,7 +75,7 @@ _SLOT_WORDS: dict[str, tuple[str, ...]] = {
              "responsible", "ping", "route", "department", "dept", "role", "team"),
     "status": ("status", "done", "live", "beta", "blocked", "paused", "on track", "at risk", "complete",
                "completed", "progress", "review", "healthy", "degraded", "released", "shipped", "open", "blocker",
-               "blockers", "plan", "building", "cancelled"),
+               "blockers", "plan", "building", "cancelled", "on hold", "off hold"),
     "quantity": ("how many", "count", "number", "seats", "pods", "workers", "engineers", "guests", "people",
                  "spare", "size", "headcount"),
     "money": ("budget", "cost", "costs", "price", "rent", "rate", "spend", "cap", "capped", "fee", "salary",

@@ -43,7 +43,9 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"talk of|planning to|(i|we|they|you|he|she) (\w+ )?plan to|plan is to|we'll see|nothing decided|not decided|"
         r"want to try|wants? to try|floated|put (it|this|that) to a vote|"
         r"(wants?|would like|'d like) to \w+\b[^.;]{0,50}\bnext (year|quarter|season|term)|"  # a wish for later
-        r"propos(e|ed|al)|might try|could try|tempted|tempting|wondering|someday|"
+        r"propos(e|ed|al)|might try|could try|tempted|tempting|wondering|someday|at some point|"
+        # "looking at swapping the router", "gonna ask about bumping dad to 10mg"
+        r"looking (at|into) \w+ing|(gonna|going to|will|'ll|’ll) (ask|check|see|talk|chat) (about|if|whether)|"
         r"one day(?! (later|earlier|early|late|ahead|before|after|sooner)\b)|eventually|"  # not "moved one day later"
         r"depends (on )?how|next (year|quarter|month)\b.*\b(might|maybe|if|depends)|hop(e|ing) to|aim(ing)? (to|for)|"
         r"keep (you|everyone) posted|(we|i) should (really )?(?!be\b)\w+|"
@@ -53,6 +55,8 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # "thinking the supplies could go in the garage", "they were talking about pushing it",
         # "Plan for next sprint: ..." (not "we're looking at the 22nd", nor a receipt's "Plan: Premium")
         r"thinking\b[^.;]{0,40}\b(could|should|might|i['’]ll|we['’]ll)|(were|was|are|been) talking (about|of)|"
+        # "thinking next year we try an Airbnb instead": a wish, in the plain present
+        r"thinking\b[^.;]{0,25}\b(?:we|i) (?:try|go|get|switch|move|book|stay|use)\b|"
         r"plan for (next|this|the coming) \w+|(i['’]ll|we['’]ll|they['’]ll|i will|we will) probably|"
         r"asked (if|whether)|"
         # a change put off until something else happens ("once we're back I'm going to switch to ...")
@@ -68,7 +72,9 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\bthis (mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\w* only\b|"
         r"\b(just|only) for (this|that|the) (trip|visit|match|game|event|one|occasion|run|shift|month|round)\b|"
         r"\bfor the next (few |couple of |\w+ )?(days|weeks|nights|hours)\b|"
-        r"\bthis (week|weekend) only\b|\bfor now\b|\buntil (after|tomorrow|tonight)\b",
+        r"\bthis (week|weekend) only\b|\bfor now\b|\buntil (after|tomorrow|tonight)\b|"
+        # "on 10mg til the results come back, then back to 5"
+        r"\b(until|till|til)\b[^.;]{0,60}\bthen back (to|on)\b",
         _F)),
     ("failed_attempt", re.compile(
         r"\b(tried|attempted|trying)\b.*\b(but|rolled back|roll back|failed|fail|was full|didn't|couldn't|no luck|"
@@ -78,6 +84,12 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(going|goes|went|put it|putting it) back where (it|they) (was|were|belongs?)\b|"
         r"\brolled (it )?back\b|\breverted\b|"
         r"\bsaid (no(?!\s+(more|longer))|absolutely not)\b|\bturned (us|it|that|me) down\b|\b(refused|declined)\b|"
+        # a request, then the answer ("asked mrs hale to move her to thursdays, no slots")
+        r"\basked\b[^.;]{0,60}[,;—–-]\s*(no|nope|nah|no slots?|no space|no room|(s?he|they) (couldn'?t|can'?t)|"
+        r"not possible|fully booked|full)\b|"
+        # a wish, then the veto ("wanted standup at 10, got overruled")
+        r"\b(wanted|asked for|pushed for|proposed|requested)\b[^.;]{0,60}\b(overruled|vetoed|shot down|knocked back|"
+        r"turned down|rejected|voted down)\b|"
         # an attempt reported on its own: the outcome, if any, is in another sentence ("— app won't let me")
         r"\b(tried|attempted) (to|\w+ing)\b(?![^.;]*\b(worked|succeeded|successfully|managed)\b)", _F)),
     ("cancelled_plan", re.compile(
@@ -116,10 +128,16 @@ _DENIAL = re.compile(
     r"never said (\w+ ){0,5}(moved|changed|switched|extended|postponed)|"
     r"(is|are|isn'?t|aren'?t) not being (extended|moved|changed|pushed back|postponed)|"
     r"(are|is)n'?t being (extended|moved|changed|pushed back|postponed)|"
+    r"(was|were)(n'?t| not) (cut|raised|moved|changed|cancell?ed|extended|pushed back|postponed|increased|reduced)\b|"
     r"same (\w+ )?(date|time|day|deadline|price|venue|place|slot) as (agreed|before|planned|usual|in the|on the))\b|"
     r"\bforget (about )?(that|it)\s*(?:[.!]+|$)|"
     # "... was 'cured' by some diet. It isn't.": a claim, then a sentence of its own saying it is not so
-    r"(?:^|[.!?]\s+)(?:it|that) (?:isn'?t|is not|wasn'?t|was not)\s*[.!]", _F)
+    r"(?:^|[.!?]\s+)(?:it|that) (?:isn'?t|is not|wasn'?t|was not)\s*[.!]|"
+    # "... heard the deadline got pushed back - it hasnt, I rang them": the claim, then "it hasn't" alone
+    r"(?:[,;]|\s[—–-])\s*(?:it|that|they) (?:has|have|did|was|is)(?:n'?t| not)\s*[,.!;—–-]|"
+    r"\bit'?s (?:still )?the same (?:date|time|day|deadline|price|venue|place|slot)\b|"
+    # a "no" to the rumour, then the thing said to stand: "no, Priya's still my manager", "nope, rent is still £1,150"
+    r"^\W*(?:no|nope|nah)\b[,.!]*\s+(?:\w+\s+){0,2}?\w+(?:'s|’s| is| are)\s+still\b", _F)
 _QUESTION_OPEN = re.compile(
     r"^\s*(wait|so|hey|um|hmm|quick q(uestion)?|q)?[,:]?\s*(did|does|do|is|are|was|were|should|shall|could|can|"
     r"would|will|has|have|anyone|any ?one|how|what|when|where|which|who|why|whats|what's|when's|where's|who's)\b", _F)
@@ -137,7 +155,8 @@ _CLAUSE_END = r"(?=\s*([.,!?;:)]|$|(so|and|but)\b))"
 _ADDITION = re.compile(r"\b(also|as well|too" + _CLAUSE_END + r"|another|second|additionally|"
                        r"in addition|satellite|on top of|(?:an? (?:extra|additional)|one more)"
                        r"(?! (?:\w+ )?(?:minute|hour|day|week|month|year)s?\b)|"
-                       r"added\b[^.;]{1,40}\b(to|into) (the|our|my|his|her|their))\b", _F)  # "added two tetras to the tank"
+                       # "added two tetras to the tank", "we're adding a vegan brownie to the cabinet"
+                       r"add(?:ed|ing)\b[^.;]{1,40}\b(to|into) (the|our|my|his|her|their))\b", _F)
 _REPLACE = re.compile(r"\b(instead|no longer|anymore|any more|replac\w*|switch\w*|swapp?\w*|moved? (to|over|into)|"
                       r"(?<!nothing else )(?<!nothing )chang(ed|es|ing)|renam\w*|"  # not "nothing else changes"
                       r"rather than|not \w+ anymore|gone off|dropped|quit)\b", _F)
@@ -169,7 +188,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         # a date moved against the one agreed ("two days later than we agreed"), not against the usual
         r"(?:earlier|later|sooner) than (?:we|i|planned|expected|agreed|thought|scheduled|booked|originally)|"
         # the thing replaced, named as the old one ("the old box is getting rebuilt", "the old name confused")
-        r"the old (?:one|ones|pair|model|[a-z]+)\b(?!\s+(?:is|was) (?:still|fine|better))|"
+        r"the old (?:one|ones|pair|model|[a-z]+|\d+s)\b(?!\s+(?:is|was) (?:still|fine|better))|"
         r"(?:can'?t|cannot|not|never|won'?t) (?:be )?go(?:ing)? back|"
         # the rest said to stay: what the message does say is what changed ("7:30, same as I said otherwise",
         # "rest of the week as is")
@@ -211,7 +230,22 @@ def split_clauses(text: str) -> tuple[str, ...]:
 
 def _is_question(clause: str) -> bool:
     c = clause.strip()
-    return c.endswith("?") or bool(_QUESTION_OPEN.match(c) and "?" in c)
+    return (c.endswith("?") or bool(_QUESTION_OPEN.match(c) and "?" in c) or bool(_OR_ASKED.search(c))
+            or bool(_ASKED_BARE.match(c)))
+
+
+#: A question typed without its mark: an auxiliary, its subject, a bare verb ("does dad need 10mg now",
+#: "should we swap the router for a Meraki"); not a request ("can you swap it in wherever ..."), nor
+#: "did 5k today".
+_ASKED_BARE = re.compile(r"^\W*(?:does|do|did|should|shall|could|can|would)\s+(?!you\b)"
+                         r"(?:i|we|he|she|they|it|(?:the|my|our)(?: [\w-]+){1,3}?|(?-i:[a-z])\w+)\s+"
+                         r"(?:still\s+|really\s+)?(?:need|want|have|get|go|take|stay|keep|switch|swap|move|use|start|"
+                         r"stop|try|change|be|pay)\b", _F)
+
+
+#: Two values put to the listener, the question mark left off ("standup still 9:30 or did it move to 10").
+_OR_ASKED = re.compile(r"\bor (?:did|does|do|is|are|was|were|has|have|will) (?:it|they|he|she|we|you|that)\b|"
+                       r"\bor (?:nah|what|no)\s*\W*$|\bor still\b", _F)  # not "... whether you like it or not"
 
 
 #: A hedge or an exclamation put as a question after a statement ("so pescatarian i guess?", "Kwame's
@@ -264,9 +298,15 @@ def clause_look_alike(clause: str, about: frozenset[str] = frozenset()) -> str |
             and not _SETS_STRAIGHT.match(clause, m.end())):
         return "other_person"
     for name, pattern in _CLAUSE_FORMS:
-        if pattern.search(clause):
-            return name
+        m = pattern.search(clause)
+        if m is None or (name == "past_event" and _NOW_THEN_WHY.search(clause, 0, m.start())):
+            continue  # "breakfast is porridge now, the bagels sat like a brick last time": the past is the reason
+        return name
     return None
+
+
+#: A present value said first, a comma, then a reason ("... is porridge now, the bagels sat like a brick last time").
+_NOW_THEN_WHY = re.compile(r"\b(?:now|these days|nowadays|from now on|instead)\s*[,;]", _F)
 
 
 def denies(text: str, subject: tuple[str, ...] = ()) -> bool:

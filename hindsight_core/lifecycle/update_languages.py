@@ -48,19 +48,23 @@ def _fold(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
 
 
-#: Function words of Spanish, French, German, Portuguese and Italian: a message with several is in one of them.
+#: Function words of Spanish, French, German, Portuguese, Italian and Polish: a message with several is in one of them.
 _FOREIGN_WORDS = frozenset("""el la los las que es pero por para una del al muy también está
 le les des est et une pour avec dans sur pas plus nous vous je c'est aussi au aux
 und ist der die das nicht mit ein eine ich wir ihr auch jetzt bitte zu im vom
 em pode não uma com pra para você agora também estou está
 il che non sono della per gli anche adesso de en y mi tu su lo se un ce qui ne à auf von den dem zum zur di
 este esta nos hemos du chez ils elle sont mais très cette ces unser unsere unserem beim bei für noch nach wird
-sind haben immer schon oder einen einem os dos meu minha meus nel alla da às ao porque tudo""".split())
+sind haben immer schon oder einen einem os dos meu minha meus nel alla da às ao porque tudo
+nie się jest już będzie teraz też także że od przez jestem mam moja mój moje nasz nasza nasze dla tylko bardzo
+więc dziś jutro który która oraz""".split())  # the last two lines: Polish
+#: Letters only Polish writes: a word with one is a Polish word ("zmieniłam", "pociągiem"), though no function word.
+_POLISH_LETTERS = re.compile(r"[ąęłśźżćń]")
 _FOREIGN_MIN = 2  # distinct foreign function words that make a message foreign
 _FOREIGN_SHARE = 10  # ... and at least one word in this many
 
 #: A foreign "not ... any more X" / "instead of X": X is the old value, named as gone.
-_FOREIGN_GONE = re.compile(r"\b(nicht mehr|statt|anstatt|ya no|no más|en vez de|em vez de|não mais|non più|plus|"
+_FOREIGN_GONE = re.compile(r"\b(nicht mehr|statt|anstatt|ya no|no más|en vez de|em vez de|não mais|non più|plus|zamiast|"
                           r"au lieu de|invece di)\s+(\S+)", re.I)
 #: "Now", "no longer", "from now on", "moved", "changed", "new", "raised" in those languages.
 _FOREIGN_CUE = re.compile(
@@ -72,14 +76,16 @@ _FOREIGN_CUE = re.compile(
     r"mittwoch|donnerstag|freitag|nächste\w*)|umgezogen|ge(ä|ae)ndert|verschoben|verlegt|erhöht|gesenkt|"
     r"stattdessen|neu(e|er|es|en)?|"
     r"agora|de agora em diante|não \w+ mais|mud(ou|amos|ei|aram)\w*|em vez de|adesso|ora|d'ora in poi|"
-    r"non più|invece|spostat\w+)\b",
+    r"non più|invece|spostat\w+|"
+    r"teraz|od teraz|od (?:dziś|dzisiaj|jutra|przyszłego|następnego|poniedziałku|wtorku|środy|czwartku|piątku|soboty|"
+    r"niedzieli)|już nie|zamiast|zmieni\w+|zmian\w+|przeni\w+|przesun\w+|przeprowadzi\w+|now(?:y|a|e|ego|ą))\b",
     re.I)
 #: The clause says the earlier value is gone: closed, no longer, booked out, too dull, instead of it.
 _GONE_CLAUSE = re.compile(
     r"\b(ya no|no más|ha cerrado|cerr(ó|aron|ado)|reformando|en vez de|"
     r"a fermé|fermé|n'est plus|ne \w+ plus|plus de|au lieu de|"
     r"nicht mehr|kein\w* \w* ?mehr|geschlossen|zu \w+ geworden|überbucht|ausgebucht|doppelt gebucht|(an)?statt \w|"
-    r"não \w+ mais|fechou|em vez de|non più|chiuso|invece di)\b", re.I)
+    r"não \w+ mais|fechou|em vez de|non più|chiuso|invece di|już nie|nie \w+ już|zamiast|zamknięt\w+)\b", re.I)
 #: Look-alikes: a question, a supposition, a one-off exception, a plan, an attempt or an addition, not a change.
 _FOREIGN_LOOK_ALIKE = re.compile(
     r"\?\s*$|^\s*(si|wenn|falls|se|quizás|vielleicht|peut-être|talvez|forse)\b|\b(solo|sólo|nur|juste|seulement|"
@@ -87,7 +93,9 @@ _FOREIGN_LOOK_ALIKE = re.compile(
     r"exceptionnellement|excepcionalmente|eccezionalmente|\b(wir wollen|"
     r"intent(é|amos|ó)|versucht|essayé|tentei|provato|pensamos|überlegen|"
     r"wollten?|quería(mos)?|voul(ais|ait|ions)|queria(mos)?|volev(o|amo)|"
-    r"también|además|aussi|en plus|auch noch|zusätzlich|também|anche)\b", re.I)
+    r"también|además|aussi|en plus|auch noch|zusätzlich|também|anche|"
+    r"też|także|również|dodatkowo|próbowa\w+|chcieli\w*|chciała\w*|chciał\w*|planuje\w*|myślimy|"
+    r"tylko (?:dziś|dzisiaj|w tym tygodniu)|wyjątkowo)\b|^\s*(?:jeśli|jeżeli|gdyby|może)\b", re.I)
 
 #: "Going to" and a verb: a plan, unless the message says from when on ("a partir da próxima semana vou
 #: fazer ...": the change, announced). "Voy a spinning" is "I go to spinning", a habit.
@@ -108,7 +116,13 @@ def _looks_alike(text: str) -> bool:
 _DAYS = {**{_fold(name): day for name, day in WEEKDAYS.items()}, "sonnabend": 5,
          **{name: day for day, names in enumerate((("segunda", "lunedi"), ("terca", "martedi"), ("quarta", "mercoledi"),
                                                    ("quinta", "giovedi"), ("sexta", "venerdi"), ("sabato",),
-                                                   ("domenica",))) for name in names}}
+                                                   ("domenica",))) for name in names},
+         # Polish, folded ("środy" -> "srody"), with the forms after "w" ("w środy") and "od" ("od środy")
+         **{name: day for day, names in enumerate((
+             ("poniedzialek", "poniedzialki", "poniedzialku"), ("wtorek", "wtorki", "wtorku"),
+             ("sroda", "srode", "srody", "srodach"), ("czwartek", "czwartki", "czwartku"),
+             ("piatek", "piatki", "piatku", "piatkowy", "piatkowe", "piatkowa"), ("sobota", "sobote", "soboty"),
+             ("niedziela", "niedziele", "niedzieli"))) for name in names}}
 #: Subject words too common to link two messages by themselves.
 _WEAK_ANCHORS = frozenset({"team", "group", "new", "old", "weekly", "daily", "usual", "always", "every", "place"})
 #: A label before the fact ("Noted:", "FYI -"), which is not its subject.
@@ -125,7 +139,7 @@ def is_foreign(text: str) -> bool:
     Cached: a capture asks it of the same pair several times (each other-language rule, then the
     guard before the English word-order rules), and recall of each statement in its head."""
     words = re.findall(r"[\w']+", text.lower())
-    found = [w for w in words if w in _FOREIGN_WORDS]
+    found = [w for w in words if w in _FOREIGN_WORDS or _POLISH_LETTERS.search(w)]
     return len(set(found)) >= _FOREIGN_MIN and len(found) * _FOREIGN_SHARE >= len(words)
 
 

@@ -206,7 +206,7 @@ _STILL = re.compile(r"\b(still|stays?|staying|keeps?|keeping)\b", re.I)
 #: A post one person holds at a time, by its noun ("treasurer", "head nurse"); the word before it may
 #: say which ("*PTA* treasurer").
 _POST = (rf"(?:{_ONE_HOLDER}|chair(?:person|woman|man)?|president|coach|head ?teacher|principal|head nurse|"
-         r"nurse in charge|charge nurse|accountant|landlord|landlady)")
+         r"nurse in charge|charge nurse|accountant|landlord|landlady|lead)")
 _POST_IN = re.compile(rf"\b(?:([\w-]+) )?({_POST})\b", re.I)
 #: A person's name: an optional honorific, then one or two capitalised words.
 _PERSON = r"(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.? )?((?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+)?)"
@@ -270,7 +270,12 @@ def _holder(text: str, post: re.Match[str], anew: bool = False) -> re.Match[str]
     now, new = ("(?:now )?", "(?:new )?") if anew else ("", "")
     before = text[:post.start()].rstrip() + " " if anew else text[:post.start()]
     return (re.match(rf"(?:,? is {now}|:\s*|\s*[=—–-]\s*| ){_PERSON}", text[post.end():])
-            or re.search(rf"{_PERSON},? (?:is {now}|as )?(?:(?:the|our|my|your|their) )?{new}$", before))
+            or re.search(rf"{_PERSON}{_STARTED if anew else ''},? (?:is {now}|as )?(?:(?:the|our|my|your|their) )?{new}"
+                         rf"\(?$", before))
+
+
+#: The holder begins in the post: "Gemma's first week as network lead", "Gemma started as network lead".
+_STARTED = r"(?:['’]s first (?:day|week|month|shift)s?|,? (?:started|starts|starting|began|begins))?"
 
 
 #: Where someone or something is: "lives in", "is based in", "sits in", "is at".

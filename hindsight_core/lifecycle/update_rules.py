@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Collection
+from typing import Collection, Iterator
 
 from hindsight_core.lifecycle.slots import (STOP, WHEN_SLOTS, Reading, abbreviates, hyphenated_word, read, same_word,
                                             slots)
@@ -134,7 +134,23 @@ def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, flo
     stated = without_effective_time(assertive_part(newer, relations(older)))
     same_kind = bool(read(older).slots & read(stated).slots - _LOOSE_SLOTS)
     return reason, weight * (_STRENGTH.get(reason, 0.0) + coverage + sim + (SLOT_MATCH_BONUS if same_kind else 0.0)
-                             + (VALUE_KIND_BONUS if replaced_in_kind(older, stated) else 0.0))
+                             + (VALUE_KIND_BONUS if replaced_in_kind(older, stated) else 0.0)
+                             + (LABEL_MATCH_BONUS if _label_said(older, stated) else 0.0))
+
+
+#: A labelled record whose whole label the later text says again ("Housing go-live blockers: ..." /
+#: "remaining go-live blockers for the housing system -> ...") is the record it speaks of, before
+#: another record of the subject ("Housing go-live target: end of Q2").
+LABEL_MATCH_BONUS = 0.5
+_LABEL = re.compile(r"^\W*([^:\n]{3,60}):\s")
+
+
+def _label_said(older: str, stated: str) -> bool:
+    label = _LABEL.match(older)
+    if label is None:
+        return False
+    words, said_again = read(label.group(1)).tokens, read(stated)
+    return len(words) >= 2 and all(present(w, said_again) for w in words)
 
 
 #: A remark on what was just said, or a showing, with "it", "that" or "this" for its whole subject
@@ -226,6 +242,8 @@ def _judge(older: str, newer: str, sim: float, glossed: bool = False) -> tuple[s
     if any(words and said_unchanged(words, newer)
            for words in (list(key_heads(subject, None, value, subject_head(older))), list(subject), named)):
         return None, 0.0
+    if _back_to_earlier(older, newer, value):
+        return None, 0.0  # "switched him to Acana for a week, tummy went funny, back on Nordpaw": it stands
     stated = assertive_part(newer, relations(older))
     stated = without_shared_new(older, stated)  # "the new payments app" said in both is a name, no cue
     cue = update_cue(stated)
@@ -296,7 +314,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     form = form_change(older, part, sim, cued, tool)
     if form is None and part_of_many and cue in ("change", "correction"):
         form = cued_nearby_form(older, part)  # "the Pixel 9 came today. the old one goes to my dad"
-    if form is not None and shares_with_another(part):
+    if form is not None and (shares_with_another(part) or _added_with_number(part, o)):
         return None, 0.0  # "the drinks fridge now alarms above 5°C too": another thing shares the form
     if form is not None and (form in SUBJECT_CHECKED or not another_subject(older, part, o, n)):
         return form, 1.0
@@ -479,7 +497,7 @@ _SAID_KEPT = re.compile(r"\b(?:still|same|unchanged|as before)\b", re.I)
 #: Where a piece of work stands: in draft, on hold, blocked ..., then submitted, shipped, signed off ...
 _STATUS = re.compile(
     r"\b(?:in (?:draft|beta|closed beta|open beta|review|design review|progress|testing|qa|development|"
-    r"active development|acclimati[sz]ation|production|planning)|on hold|paused|blocked|waiting (?:on|for)|pending|"
+    r"active development|acclimati[sz]ation|production|planning)|on hold|off hold|paused|blocked|waiting (?:on|for)|pending|"
     r"not started|drafting|submitted|shipped|(?:is|are|went|gone|now) live|launched|released|done|complete[d]?|"
     r"closed|merged|approved|signed off|finished|published|deployed|went out|started|resumed|cancel+ed|"
     r"dropped|accepted|rejected)\b", re.I)
@@ -669,7 +687,45 @@ def _named_value(older: str, o: Reading, value: tuple[str, ...]) -> bool:
 
 #: "old -> new": an arrow from one value to another.
 _ARROW = re.compile(r"(?<!\S)(\S+)\s*(?:->|\u2192|=>|\u21d2)\s*(\S+)")
+#: The new value with the earlier one in brackets: "10:00 (was 9:30)", "db-02 (previously db-01)".
+_WAS = re.compile(r"(?<!\S)(\S+)\s*\((?:was|previously|formerly|prev\.?|used to be)\s+([^()\s]+)\s*\)", re.I)
 _EDGE = ".,;:()[]{}<>\"'`*"
+
+
+def _from_to(part: str) -> Iterator[tuple[str, str]]:
+    """``(earlier, later)`` value pairs ``part`` writes as a change: "9:30 -> 10:00", "10:00 (was 9:30)"."""
+    yield from ((m.group(1), m.group(2)) for m in _ARROW.finditer(part))
+    yield from ((m.group(2), m.group(1)) for m in _WAS.finditer(part))
+
+
+#: "back on Nordpaw", "back to 5mg", "back at the old desk": what the text returns to.
+_BACK_TO = re.compile(r"\b(?:back|reverted|went back|gone back) (?:on|to|at|with|in) (?:the |his |her |my |our |their )?"
+                      r"(?:old |usual )?([\w'-]+)", re.I)
+
+
+def _back_to_earlier(older: str, newer: str, value: tuple[str, ...]) -> bool:
+    """The later text ends up back on the earlier value ("... made him dizzy, back to 5mg now"): whatever
+    it tried in between, the earlier value stands."""
+    o = read(older)
+    return any(present(w, o) and any(same_word(w, v) or w == v for v in value)
+               for m in _BACK_TO.finditer(newer) for w in read(m.group(1)).tokens)
+
+
+def _added_with_number(part: str, o: Reading) -> bool:
+    """A clause of ``part`` says "also" of another thing with a number of its own ("dad's also on
+    atorvastatin 20mg at night now" beside "Dad takes amlodipine 5mg"): one more, the earlier one's
+    number untouched. ("another couple of drives, volume is 6 TB now" is the same volume grown.)"""
+    for clause in split_clauses(part):
+        c = read(clause)
+        if (_ALSO.search(clause) and not _REPLACE_CUE.search(_NOW.sub("", clause))
+                and any(number_like(t) and not present(t, o) for t in c.tokens)
+                and any(not number_like(t) and not present(t, o) and t not in NOT_VALUE for t in c.tokens)):
+            return True
+    return False
+
+
+_ALSO = re.compile(r"\balso\b", re.I)
+_NOW = re.compile(r"\bnow\s*\W*$", re.I)
 
 
 def _arrow_from_value(older: str, part: str, n: Reading) -> bool:
@@ -679,8 +735,8 @@ def _arrow_from_value(older: str, part: str, n: Reading) -> bool:
     is said; a number ("firmware 5.2.0 -> 6.0.1") only with a word of the earlier subject in ``part``.
     Plain capitalised words are left out: "Lisbon -> Rome" is a route as often as a change."""
     low = older.lower()
-    for m in _ARROW.finditer(part):
-        old, new = m.group(1).strip(_EDGE), m.group(2).strip(_EDGE)
+    for old, new in _from_to(part):
+        old, new = old.strip(_EDGE), new.strip(_EDGE)
         if not old or not new or old.lower() == new.lower():
             continue
         at = re.search(rf"(?<![\w#-]){re.escape(old.lower())}(?![\w-])", low)

@@ -294,9 +294,16 @@ def lead_fact(text: str) -> str:
         return text
     r, remark = read(first), read(rest)
     if _ANOTHER_FACT.search(rest) or any(not r.has(x) and x not in r.names and not hyphenated_word(x)
-                                         for x in remark.names):
+                                         and not _initialism_in(x, rest) for x in remark.names):
         return text  # "It also hosts the release bot", "Ade manages the account": a second fact, kept whole
     return first if (r.values or r.names) and is_atomic(first, r) else text
+
+
+def _initialism_in(word: str, text: str) -> bool:
+    """``word`` is written in ``text`` as an initialism ("CAB", "CHGs"): a board or a kind of record the
+    remark mentions, not a person or a thing whose own fact the remark adds."""
+    written = re.escape(word.upper()) + (f"|{re.escape(word[:-1].upper())}s" if word.endswith("s") else "")
+    return re.search(rf"(?<![\w-])(?-i:{written})s?(?![\w-])", text) is not None
 
 
 #: Two to four capitals standing alone: not part of an id or a code ("EDC-1", "LB-01", "UA 455").

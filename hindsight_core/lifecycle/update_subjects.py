@@ -350,6 +350,12 @@ _MINE = frozenset({"my", "our"})
 #: "Mia's flight": a capitalised owner and the word after it.
 _NAMED_OWNER = re.compile(r"\b([A-Z][\w-]+)['’]s\s+(\w+)")
 _THEIRS = re.compile(r"\b(their|his|her|its|[\w-]+'s|[\w-]+’s)\s+(\w+)", re.I)
+#: A later text that opens on another named owner's thing, perhaps as reported ("Jo's spaniel Bramble has
+#: moved ...", "Meg says the Stockport Harriers' social is ..."); not "Jo's got ..." (Jo has).
+_OWNER_OPENING = re.compile(r"^\W*(?:[A-Z][\w-]+ (?:says|said|reckons|mentioned|told me)\s+(?:that\s+)?)?(?:the\s+)?"
+                            r"((?-i:[A-Z])[\w-]+(?:\s+(?-i:[A-Z])[\w-]+)?)(?:['’]s|(?<=s)['’])\s+"
+                            r"(?!(?:got|been|gone|going|decided|done|just|now|finally|back|already|not|still|also|"
+                            r"moved|taken|had|left)\b)(?![a-z]{2,}(?:ed|ing)\b)[a-z][\w-]+", re.I)  # "Tommy's allowed"
 
 
 def other_possessor(older: str, newer: str, heads: tuple[str, ...] = ()) -> bool:
@@ -361,7 +367,7 @@ def other_possessor(older: str, newer: str, heads: tuple[str, ...] = ()) -> bool
     ``heads``: the words that name the thing (default: the earlier statement's subject words)."""
     o_raw = [w.lower() for w in _RAW.findall(older)]
     heads = heads or key_and_value(older)[0]
-    if _another_named_owner(older, newer, heads):
+    if _another_named_owner(older, newer, heads) or _another_qualified_owner(older, newer, heads):
         return True
     owned = {stem_word(o_raw[i + 1]) for i in range(len(o_raw) - 1) if o_raw[i] in _MINE}
     owned = {w for w in owned if any(same_word(w, h) for h in heads)}
@@ -382,6 +388,11 @@ def other_possessor(older: str, newer: str, heads: tuple[str, ...] = ()) -> bool
         return True
     if any(w in _MINE for w in n_raw):
         return False
+    if (len(n_raw) >= 2 and any(same_word(stem_word(n_raw[1]), w) for w in owned) and n_raw[0] not in _NOT_OTHER
+            and not n_raw[0].endswith("s") and stranger(stem_word(n_raw[0]), o_raw)):
+        # "staging postgres moved to ..." for "our Postgres": another one, named first (not "papas tablet",
+        # an owner written without its apostrophe, whom the speaker's "my" may well be)
+        return True
     for j in range(2, len(n_raw)):  # "the *platform* team" for "our team": one team named among others
         if (n_raw[j - 2] in ("the", "a", "an") and any(same_word(stem_word(n_raw[j]), w) for w in owned)
                 and n_raw[j - 1] not in _NOT_OTHER and stranger(stem_word(n_raw[j - 1]), o_raw)):
@@ -400,12 +411,44 @@ def _mine_again(after: list[str], owned: set[str]) -> bool:
     return False
 
 
+#: An owner said with a word that says which one: "the design team's standup", "Raj's team".
+_QUALIFIED_OWNER = re.compile(r"\bthe\s+([\w-]+)\s+([\w-]+)['’]s\s+([\w-]+)", re.I)
+_NAME_OWNER_OPENING = re.compile(r"^\W*((?-i:[A-Z])[\w-]+)['’]s\s+([\w-]+)", re.I)
+
+
+def _another_qualified_owner(older: str, newer: str, heads: tuple[str, ...]) -> bool:
+    """The later text gives the earlier subject's thing to an owner the earlier text does not name:
+    "the *design* team's standup" after "The team standup is at 9:30" (the owner's word said, but
+    not which team), or opens on a named owner's one of them ("Raj's team does standup at 10")."""
+    older_low = older.lower()
+    said = {w.lower() for w in re.findall(r"[\w-]+", older)}
+    words = [stem_word(w.lower()) for w in re.findall(r"[\w-]+", newer)]
+
+    def only_theirs(thing: str) -> bool:  # the thing said once, as theirs ("...; standup itself is at 10" is ours)
+        matched = [h for h in heads if same_word(stem_word(thing), h)]
+        return bool(matched) and sum(any(same_word(w, h) for h in matched) for w in words) == 1
+
+    for m in _QUALIFIED_OWNER.finditer(newer):
+        which, owner, thing = (g.lower() for g in m.groups())
+        if owner in said and which not in said and which not in STOP and which not in _NOT_WHICH and only_theirs(thing):
+            return True
+    opener = _NAME_OWNER_OPENING.match(newer)
+    return opener is not None and opener.group(1).lower() not in older_low and only_theirs(opener.group(2).lower())
+
+
+#: Words before an owner that do not say which one ("the whole team's", "our new team's").
+_NOT_WHICH = frozenset({"whole", "new", "old", "entire", "same", "usual", "own"})
+
+
 def _another_named_owner(older: str, newer: str, heads: tuple[str, ...]) -> bool:
     newer_low = newer.lower()
+    opener = _OWNER_OPENING.match(newer)
     for m in _NAMED_OWNER.finditer(older):
         owner, thing = m.group(1).lower(), stem_word(m.group(2).lower())
         if not any(same_word(thing, h) for h in heads) or _whole_word(owner).search(newer_low):
             continue
+        if opener is not None and opener.group(1).lower() not in older.lower():
+            return True  # "Pickle's daycare day" / "Jo's spaniel Bramble has moved to Thursdays": the other dog's
         for t in _THEIRS.finditer(newer):
             other = t.group(1).lower().replace("’", "'")
             if other.endswith("'s") and other[:-2] != owner and same_word(stem_word(t.group(2).lower()), thing):
@@ -441,10 +484,34 @@ _NAMED_OWNER_OPENING = re.compile(r"^\W*(?-i:([A-Z][a-z]+))(?:'s|’s)\s+(?!(?:b
 _RELATIVE_OPENING = re.compile(r"^\W*(?-i:([A-Z][a-z]+))(?:'s|’s)\s+(friend|brother|sister|cousin|mum|mom|dad|mother|"
                                r"father|son|daughter|partner|boyfriend|girlfriend|wife|husband|colleague|flatmate|"
                                r"roommate|neighbou?r|boss|manager)\b")
+_KIN = (r"mum|mom|mother|dad|father|gran|granny|grandma|grandpa|grandad|nan|nana|uncle|aunt|auntie|brother|sister|"
+        r"son|daughter|wife|husband|stepdad|stepmum")
+#: A relative opening a text ("Dad takes ...", "my mum's on ...", "mums on ...", "uncle jim got ...").
+_KIN_OPENING = re.compile(rf"^\W*(?:(?:my|our)\s+)?({_KIN})(?:s|'s|’s)?\b", re.I)
+
+
+def _kin_swapped(older: str, part: str) -> bool:
+    """The earlier statement opens on one relative and the later text on another, never naming the first."""
+    o, p = _KIN_OPENING.match(older), _KIN_OPENING.match(part)
+    if o is None or p is None:
+        return False
+    first = _KIN_ALIKE.get(o.group(1).lower(), o.group(1).lower())
+    words = [first, *(w for w, kin in _KIN_ALIKE.items() if kin == first)]  # "Mum" is said as "my mother" too
+    return not any(re.search(rf"\b{w}", part, re.I) for w in words)
+
+
+#: Words for one relative: "Mum" is "my mother", "Gran" is "Nana".
+_KIN_ALIKE = {"mom": "mum", "mother": "mum", "father": "dad", "granny": "gran", "grandma": "gran", "nan": "gran",
+              "nana": "gran", "grandad": "grandpa", "auntie": "aunt"}
+
+
 #: A named person's relation, named too ("Ayla's friend Noor", "Tom's brother Jim"): the later text is about them.
-_RELATED_OPENING = re.compile(r"^\W*(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:friend|best friend|brother|sister|cousin|mum|mom|"
+_RELATED_OPENING = re.compile(r"^\W*[A-Za-z][a-z]+(?:'s|’s)\s+(?:friend|best friend|brother|sister|cousin|mum|mom|"
                               r"dad|partner|boyfriend|girlfriend|wife|husband|colleague|flatmate|roommate|neighbou?r)"
-                              r"\s+(?-i:([A-Z][a-z]+))\b")
+                              # the relation's name; typed in lower case, a verb must follow it ("maya's friend
+                              # ava has piano"), so that "maya's mum picks her up" names no one
+                              r"\s+(?:(?-i:([A-Z][a-z]+))\b|(?!(?:is|was|has|had|and|who|just|now|got|says|said|"
+                              r"will|can)\b)([a-z]+)\s+(?:has|have|is|does|goes|takes|gets|got|now)\b)")
 
 
 #: A clause opening with someone as its subject, a name typed in lower case too ("jordan's gone off
@@ -473,8 +540,10 @@ def about_someone_else(older: str, part: str, message: str = "") -> bool:
         >>> about_someone_else("I prefer morning meetings.", "I prefer afternoons now, he says it suits the team.")
         False
     """
+    if _kin_swapped(older, part):
+        return True  # "Dad takes amlodipine 5mg" / "mums on 10mg amlodipine now": Mum's dose
     related = _RELATED_OPENING.match(part)  # "Ayla's friend Noor wears a 34": Noor's, though Ayla is known
-    if related is not None and related.group(1).lower() not in older.lower():
+    if related is not None and (related.group(1) or related.group(2)).lower() not in older.lower():
         return True
     relative = _RELATIVE_OPENING.match(part)  # "Lena uses ..." / "Lena's brother is on ... now": the brother's
     if (relative is not None and re.search(rf"\b{relative.group(1)}\b", older)

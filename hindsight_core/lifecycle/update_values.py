@@ -167,6 +167,8 @@ def states_new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
     a new word or name for words."""
     o_nums = {t for t in value if number_like(t)}
     n_new = [t for t in n.tokens if not present(t, o) and t not in NOT_VALUE]
+    if o_nums and _clock_for_duration(o_nums, n_new, n.text):
+        return False  # "standup is at 9:30" / "standup is 15 min max now": how long, not when
     if o_nums:
         named = (any(v in o.names and not number_like(v) for v in value)  # "Fira Code 14pt" -> a new font
                  and any(t in n.names and not number_like(t) for t in n_new))
@@ -179,6 +181,14 @@ def states_new_value(o: Reading, n: Reading, value: tuple[str, ...]) -> bool:
     if o.slots & WHEN_SLOTS and n.slots & WHEN_SLOTS and any(number_like(t) for t in n_new):
         return True  # "the first Friday" -> "by the 10th": a date for a day
     return any(not number_like(t) or is_id(t) for t in n_new)
+
+
+def _clock_for_duration(old: set[str], new: list[str], text: str) -> bool:
+    """Every earlier number is a clock time ("9:30") and every new one a length of time ("15 min")."""
+    numbers = [t for t in new if number_like(t)]
+    return (bool(numbers) and all(":" in t for t in old)
+            and all(re.search(rf"(?<![\d:.]){re.escape(t)}\s?(?:min|mins|minutes?|hours?|hrs?|h)\b", text, re.I)
+                    for t in numbers))
 
 
 #: Numbers said in words: a new number for a number ("3 runs a week" / "four runs a week", "2 sugars" /

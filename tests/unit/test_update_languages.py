@@ -92,3 +92,30 @@ def test_going_to_is_a_plan_only_before_a_verb_and_without_a_from_when():
     assert glossable(older, "Desde este mes voy a yoga cuatro veces por semana, me encanta.")  # "I go to yoga"
     assert not glossable(older, "Este mes voy a probar el yoga de los jueves, me encanta la idea.")
     assert judge_update(older, "Olá Ana! Vou fazer a aula de yoga às quintas-feiras? Obrigada!", 0.2) is None
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # a weekday said in Polish ("w czwartki": on Thursdays), from when on ("od przyszłego tygodnia")
+    ("Jazz Hour goes out Mondays at 8pm.", "Hej! Od przyszłego tygodnia Jazz Hour będzie w czwartki o 20:00. – Ola"),
+    # the earlier value named as gone ("zamiast": instead of)
+    ("Sunday lunch at Gran's = Halina's roast chicken.", "W tę niedzielę i dalej robię gulasz zamiast kurczaka, Halina"),
+    # a new date in a short message with no function word but Polish letters
+    ("Dad's flying in for Easter — landing 14 April at Luton.",
+     "Synku, zmieniłem lot — ląduję 12 kwietnia w Stansted, nie Luton. Tata"),
+])
+def test_changes_said_in_polish(older, newer):
+    assert judge_update(older, newer, 0.2) is not None
+
+
+@pytest.mark.parametrize("newer", [
+    "Może od przyszłego tygodnia Jazz Hour będzie w czwartki.",  # maybe
+    "Tylko w tym tygodniu Jazz Hour jest w czwartek zamiast poniedziałku.",  # just this week
+    "Jeśli od przyszłego tygodnia Jazz Hour będzie w czwartki, Ola ma problem.",  # if
+])
+def test_look_alikes_in_polish_change_nothing(newer):
+    assert judge_update("Jazz Hour goes out Mondays at 8pm.", newer, 0.2) is None
+
+
+def test_polish_letters_make_a_short_message_foreign_but_not_one_name():
+    assert is_foreign("Kochanie, zmieniłam bilet, przyjeżdżam pociągiem. Buziaki")
+    assert not is_foreign("Łukasz moved the standup to 10:15 from Monday")

@@ -1268,3 +1268,200 @@ def test_renaming_a_person_renames_no_value_of_theirs():
     assert city[0] != "renamed"  # her city keeps its name
     name = update_strength("My cousin is Anika Brandt.", newer, 0.33)
     assert name[0] == "renamed" and name[1] > city[1]  # the fact the message updates is her name
+
+
+def test_a_remark_naming_only_initialisms_leaves_the_lead_fact():
+    assert lead_fact("Code freeze for the release starts 3 June — no non-urgent PRs after that, QA signs off the rest"
+                     ) == "Code freeze for the release starts 3 June"
+    # a person named in the remark is a second fact: the text stays whole
+    whole = "Code freeze for the release starts 3 June — no PRs after that, Ingrid signs off the rest"
+    assert lead_fact(whole) == whole
+
+
+def test_a_correction_naming_the_replaced_date_updates_that_fact_first():
+    newer = "Correction from Sam: the code freeze starts 27 May not the 3rd, QA wanted an extra week"
+    freeze = update_strength("Code freeze for the release starts 3 June — no non-urgent PRs after that, QA signs "
+                             "off the rest", newer, 0.57)
+    other = update_strength("Code freeze ends the Monday after launch, normal reviews after that", newer, 0.59)
+    assert freeze[0] is not None and freeze[1] > other[1]
+
+
+def test_off_hold_is_a_status_that_moves_on():
+    newer = "LOFT CONVERSION'S OFF HOLD!! surveyor finally signed — we're in the build phase, scaffold arrives Thursday"
+    status = update_strength("Loft conversion is ON HOLD until the surveyor signs off the beams", newer, 0.7)
+    quote = update_strength("Loft conversion: builders quoted 6 weeks, we'll move out Mon-Wed", newer, 0.6)
+    assert status[0] == "the status moved on" and status[1] > quote[1]
+
+
+@pytest.mark.parametrize("newer", [
+    "Ola heard the rent review got brought forward - it hasnt, I rang the agent. dont panic",
+    "someone said the MOT moved, it's the same date, I checked the letter",
+])
+def test_a_claim_then_it_hasnt_denies_the_change(newer):
+    assert look_alike(newer) == "denial"
+
+
+def test_adding_one_to_the_others_is_an_addition():
+    from hindsight_core.lifecycle.update_cues import is_addition
+
+    assert is_addition("we're adding a gluten-free scone to the counter from Tuesday")
+    assert not is_addition("we're swapping the scones for muffins from Tuesday")
+
+
+def test_thinking_we_try_another_one_next_year_is_a_plan():
+    assert look_alike("thinking next summer we try a campsite near the lake instead of the B&B") == "plan"
+
+
+def test_a_past_reason_after_a_present_value_keeps_the_change():
+    from hindsight_core.lifecycle.update_cues import clause_look_alike
+
+    assert clause_look_alike("oh and lunch is soup with bread now, the salads left me starving last time.") is None
+    assert clause_look_alike("the salads left me starving last time.") == "past_event"
+
+
+def test_the_old_ones_by_their_number_is_a_change_cue():
+    assert update_cue("the Pegasus 41s came today, the old 40s are for dog walks") == "change"
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("Biscuit's daycare day is Tuesday (Happy Tails)",
+     "Ana's collie Juno has moved to Fridays at daycare, Bis will miss her"),
+    ("Club's Sunday long run starts from the Red Lion, 8am",
+     "Tom says the Dockside Striders' sunday run is starting from the marina now"),
+])
+def test_a_later_text_opening_on_another_named_owners_thing_keeps_the_fact(older, newer):
+    assert judge_update(older, newer, 0.6) is None
+
+
+def test_a_name_with_a_contracted_is_opens_no_other_owners_thing():
+    # "Bertie's allowed" is Bertie is allowed: Albert, by his nickname
+    assert other_possessor("Albert's physio: max 4-hour shifts on the line until his back heals.",
+                           "Bertie's allowed up to 7 hours on the line now, physio's happy with his back") is False
+
+
+def test_the_record_whose_whole_label_is_said_again_is_the_one_updated():
+    newer = ("remaining go-live blockers for the billing system → legal sign-off, load test, DNS cutover. security "
+             "testing is cleared")
+    blockers = update_strength("Billing system go-live blockers: pen test, legal sign-off, load test", newer, 0.78)
+    target = update_strength("Billing system go-live target: end of Q3, supplier is Stripe", newer, 0.48)
+    assert blockers[0] is not None and blockers[1] > target[1]
+
+
+@pytest.mark.parametrize("older", ["Network escalations go to Kev Doyle (network lead).", "Kev Doyle is our network lead."])
+def test_a_first_week_in_a_post_says_who_holds_it_now(older):
+    assert judge_update(older, "Gemma's first week as network lead has been wild, 3 firewall P2s already", 0.3) == (
+        "the duty passed to someone else")
+    assert judge_update(older, "Gemma started as network lead on Monday", 0.3) is not None
+    # a deputy beside the lead, or the lead of another thing
+    assert judge_update(older, "Gemma's first week as deputy network lead has been wild", 0.3) is None
+    assert judge_update(older, "Gemma's first week as project lead has been wild", 0.3) is None
+
+
+_STANDUP = "The team standup is at 9:30 every weekday in the Birch room."
+
+
+@pytest.mark.parametrize("newer, form", [
+    ("standup still 9:30 or did it move to 10", "question"),  # the question mark left off
+    ("does dad need 10mg now", "question"),
+    ("should we swap the office router for a Meraki", "question"),
+    ("wanted standup at 10, got overruled", "failed_attempt"),
+    ("asked mrs hale to move maya to thursdays, no slots", "failed_attempt"),
+    ("looking at swapping the Dream Machine for a Fortigate", "plan"),
+    ("we'll move standup to 10 at some point", "plan"),
+    ("we're gonna ask about bumping dad to 10mg", "plan"),
+    ("the 10mg dose til the holter results come back, then back to 5", "temporary"),
+    ("is the rent going up to £1,250 or nah", "question"),
+    ("is Marcus my manager now or still Priya", "question"),
+    ("no, Priya's still my manager, the org chart is wrong", "denial"),
+    ("nope rent is still £1,150, ignore the email", "denial"),
+    ("did the Q3 budget get bumped to $55k", "question"),
+    ("the Q3 budget wasn't cut, that was Q4", "denial"),
+])
+def test_look_alikes_typed_in_passing(newer, form):
+    assert look_alike(newer) == form
+
+
+@pytest.mark.parametrize("newer", [
+    "the design team's standup moved to 10",  # which team, said only of the other one
+    "Raj's team does standup at 10 now",  # a named owner's team
+])
+def test_another_teams_standup_keeps_ours(newer):
+    assert judge_update(_STANDUP, newer, 0.6) is None
+
+
+def test_our_whole_teams_standup_still_moves():
+    assert judge_update(_STANDUP, "the whole team's standup moved to 10:15 from Monday", 0.6) is not None
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("Dad takes amlodipine 5mg every morning.", "mums on 10mg amlodipine now"),
+    ("Dad takes amlodipine 5mg every morning.", "uncle jim got bumped to 10mg amlodipine"),
+    ("Maya's piano lessons are Tuesdays at 4:30 with Mrs Hale.", "maya's friend ava has piano on thursdays now"),
+])
+def test_another_relative_opening_the_later_text_keeps_the_fact(older, newer):
+    assert judge_update(older, newer, 0.6) is None
+
+
+def test_the_same_relative_by_another_word_still_updates():
+    assert judge_update("Mum takes amlodipine 5mg every morning.", "mother's on 10mg amlodipine now", 0.6) is not None
+
+
+def test_another_one_of_ours_named_by_its_first_word_keeps_ours():
+    assert judge_update("Our Postgres runs on db-prod-01 in eu-west-1.", "staging postgres moved to db-stg-02", 0.6) is None
+    # an owner written without its apostrophe may be the speaker of "my"
+    assert judge_update("My tablet is on Leafy OS 11.", "papas tablet updated itself overnight to leafy OS 12",
+                        0.6) is not None
+
+
+def test_a_request_typed_without_its_mark_is_no_question():
+    from hindsight_core.lifecycle.update_cues import clause_look_alike
+
+    assert clause_look_alike("can you swap it in wherever the old one is saved") is None
+    assert clause_look_alike("can we swap it in wherever the old one is saved") == "question"
+
+
+def test_a_lower_case_relation_names_someone_only_before_a_verb():
+    assert about_someone_else("Maya's piano lessons are Tuesdays at 4:30.", "maya's friend ava has piano on thursdays now")
+    assert not about_someone_else("Maya gets picked up at 3 by Dad.", "maya's mum picks her up at 4 now")
+
+
+def test_or_not_closing_a_statement_asks_nothing():
+    from hindsight_core.lifecycle.update_cues import clause_look_alike
+
+    assert clause_look_alike("we're switching to oat milk whether you like it or not") != "question"
+    assert clause_look_alike("is the rent going up to £1,250 or nah") == "question"
+
+
+def test_the_earlier_value_in_brackets_after_the_new_one_is_named_as_changed():
+    assert judge_update(_STANDUP, "standup: 10:00 (was 9:30)", 0.5) == "earlier value named as changed"
+    assert judge_update("Our Postgres runs on db-prod-01.", "postgres: db-prod-02 (previously db-prod-01)", 0.5) == (
+        "earlier value named as changed")
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("Biscuit (our beagle) eats 2 cups of Nordpaw Senior kibble a day.",
+     "switched him to Acana for a week, tummy went funny, back on Nordpaw"),
+    ("Dad takes amlodipine 5mg every morning.", "they put dad on 10mg for 2 days, made him dizzy, back to 5mg now"),
+])
+def test_back_on_the_earlier_value_keeps_it(older, newer):
+    assert judge_update(older, newer, 0.6) is None
+
+
+def test_back_to_another_value_is_still_a_change():
+    assert judge_update("We use Jira for bugs.", "moved back to Trello for bugs, Jira was overkill", 0.6)
+    assert judge_update("My editor is VS Code.", "back to vim now", 0.6)
+
+
+def test_also_on_another_thing_with_its_own_number_is_an_addition():
+    older = "Dad takes amlodipine 5mg every morning."
+    assert judge_update(older, "dad's also on atorvastatin 20mg at night now", 0.6) is None
+    assert judge_update(older, "dad's on 10mg amlodipine now", 0.6) is not None
+
+
+def test_a_length_of_time_is_no_new_clock_time():
+    assert judge_update(_STANDUP, "standup is 15 min max now, keep it tight", 0.6) is None
+    assert judge_update(_STANDUP, "standup is at 10:15 now", 0.6) is not None
+
+
+def test_our_thing_said_again_beside_anothers_is_still_ours():
+    assert judge_update(_STANDUP, "Jo's standup notes are in Confluence; standup itself is at 10 now", 0.6) is not None
