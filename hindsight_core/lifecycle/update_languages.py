@@ -14,6 +14,9 @@ weekday), and leaves the earlier value only where it is said to be gone ("Forno 
 Questions, suppositions, one-off exceptions, plans, attempts and additions in those languages
 change nothing.
 
+Polish is read for its change words, weekdays and months only ("Od przyszłego tygodnia ... w środy",
+"zamiast pierogów"): its names and everyday nouns are mostly not in the glossary.
+
 When none of this finds a change, the English rules read the message again through its
 word-for-word English gloss (:mod:`~hindsight_core.lifecycle.glossary`: "Os meus avós mudaram-se
 para Braga" as "my grandparents moved to Braga"), unless :func:`glossable` sees a look-alike in it.
@@ -134,8 +137,9 @@ _CLAUSES = re.compile(r"[,;!:()]|\.(?=\s|$)|\s[-–—]\s")
 
 @functools.lru_cache(maxsize=4096)
 def is_foreign(text: str) -> bool:
-    """Whether ``text`` reads as Spanish, French, German, Portuguese or Italian: two of their function
-    words or more, and one word in ten at least (an English chat turn holds a stray "de" or "con").
+    """Whether ``text`` reads as Spanish, French, German, Portuguese, Italian or Polish: two of their
+    function words or more (a word with a letter only Polish writes counts as one), and one word in ten
+    at least (an English chat turn holds a stray "de" or "con").
     Cached: a capture asks it of the same pair several times (each other-language rule, then the
     guard before the English word-order rules), and recall of each statement in its head."""
     words = re.findall(r"[\w']+", text.lower())

@@ -120,7 +120,8 @@ def update_strength(older: str, newer: str, sim: float) -> tuple[str | None, flo
     """``(reason, strength)``: :func:`judge_update`'s reason and how strongly the rules hold it
     (rule weight plus the share of the earlier subject the later text repeats, plus ``sim``, plus
     :data:`SLOT_MATCH_BONUS` when both state a value of one kind: a day for a day, a sum for a sum,
-    plus :data:`VALUE_KIND_BONUS` when a value of a definite form is replaced by another of that form).
+    plus :data:`VALUE_KIND_BONUS` when a value of a definite form is replaced by another of that form,
+    plus :data:`LABEL_MATCH_BONUS` when the later text says a labelled record's whole label again).
     A message in another language the rules find nothing in as written is judged again in its English
     gloss, at :data:`GLOSSED_WEIGHT` of the strength."""
     reason, coverage = _judge(older, newer, sim)
@@ -717,7 +718,7 @@ def _added_with_number(part: str, o: Reading) -> bool:
     number untouched. ("another couple of drives, volume is 6 TB now" is the same volume grown.)"""
     for clause in split_clauses(part):
         c = read(clause)
-        if (_ALSO.search(clause) and not _REPLACE_CUE.search(_NOW.sub("", clause))
+        if (_ALSO.search(clause) and not _REPLACE_CUE.search(_CLOSING_NOW.sub("", clause))
                 and any(number_like(t) and not present(t, o) for t in c.tokens)
                 and any(not number_like(t) and not present(t, o) and t not in NOT_VALUE for t in c.tokens)):
             return True
@@ -725,7 +726,8 @@ def _added_with_number(part: str, o: Reading) -> bool:
 
 
 _ALSO = re.compile(r"\balso\b", re.I)
-_NOW = re.compile(r"\bnow\s*\W*$", re.I)
+#: "now" closing the clause says since when, not that anything was replaced.
+_CLOSING_NOW = re.compile(r"\bnow\s*\W*$", re.I)
 
 
 def _arrow_from_value(older: str, part: str, n: Reading) -> bool:
