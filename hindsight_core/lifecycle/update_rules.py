@@ -243,7 +243,7 @@ def _judge(older: str, newer: str, sim: float, glossed: bool = False) -> tuple[s
     if any(words and said_unchanged(words, newer)
            for words in (list(key_heads(subject, None, value, subject_head(older))), list(subject), named)):
         return None, 0.0
-    if _back_to_earlier(older, newer, value):
+    if _back_to_earlier(o, newer, value):
         return None, 0.0  # "switched him to Acana for a week, tummy went funny, back on Nordpaw": it stands
     stated = assertive_part(newer, relations(older))
     stated = without_shared_new(older, stated)  # "the new payments app" said in both is a name, no cue
@@ -704,10 +704,9 @@ _BACK_TO = re.compile(r"\b(?:back|reverted|went back|gone back) (?:on|to|at|with
                       r"(?:old |usual )?([\w'-]+)", re.I)
 
 
-def _back_to_earlier(older: str, newer: str, value: tuple[str, ...]) -> bool:
-    """The later text ends up back on the earlier value ("... made him dizzy, back to 5mg now"): whatever
-    it tried in between, the earlier value stands."""
-    o = read(older)
+def _back_to_earlier(o: Reading, newer: str, value: tuple[str, ...]) -> bool:
+    """The later text ends up back on the earlier value (``value``, of the earlier statement read as ``o``:
+    "... made him dizzy, back to 5mg now"): whatever it tried in between, the earlier value stands."""
     return any(present(w, o) and any(same_word(w, v) or w == v for v in value)
                for m in _BACK_TO.finditer(newer) for w in read(m.group(1)).tokens)
 

@@ -300,10 +300,11 @@ def lead_fact(text: str) -> str:
 
 
 def _initialism_in(word: str, text: str) -> bool:
-    """``word`` is written in ``text`` as an initialism ("CAB", "CHGs"): a board or a kind of record the
-    remark mentions, not a person or a thing whose own fact the remark adds."""
-    written = re.escape(word.upper()) + (f"|{re.escape(word[:-1].upper())}s" if word.endswith("s") else "")
-    return re.search(rf"(?<![\w-])(?-i:{written})s?(?![\w-])", text) is not None
+    """``word`` (as :func:`read` gives it: "chg" for "CHGs", "prs" for "PRs") is written in ``text`` as an
+    :data:`_INITIALISM` ("CAB", "CHGs"): a board or a kind of record the remark mentions, not a person or
+    a thing whose own fact the remark adds."""
+    written = {m.group(0).lower() for m in _INITIALISM.finditer(text)}
+    return word in written or f"{word}s" in written
 
 
 #: Two to four capitals standing alone: not part of an id or a code ("EDC-1", "LB-01", "UA 455").

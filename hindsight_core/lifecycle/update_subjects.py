@@ -411,9 +411,8 @@ def _mine_again(after: list[str], owned: set[str]) -> bool:
     return False
 
 
-#: An owner said with a word that says which one: "the design team's standup", "Raj's team".
+#: An owner said with a word that says which one: "the design team's standup".
 _QUALIFIED_OWNER = re.compile(r"\bthe\s+([\w-]+)\s+([\w-]+)['’]s\s+([\w-]+)", re.I)
-_NAME_OWNER_OPENING = re.compile(r"^\W*((?-i:[A-Z])[\w-]+)['’]s\s+([\w-]+)", re.I)
 
 
 def _another_qualified_owner(older: str, newer: str, heads: tuple[str, ...]) -> bool:
@@ -432,7 +431,7 @@ def _another_qualified_owner(older: str, newer: str, heads: tuple[str, ...]) -> 
         which, owner, thing = (g.lower() for g in m.groups())
         if owner in said and which not in said and which not in STOP and which not in _NOT_WHICH and only_theirs(thing):
             return True
-    opener = _NAME_OWNER_OPENING.match(newer)
+    opener = _NAMED_OWNER_OPENING.match(newer)  # "Raj's team does standup at 10"
     return opener is not None and opener.group(1).lower() not in older_low and only_theirs(opener.group(2).lower())
 
 
@@ -443,11 +442,12 @@ _NOT_WHICH = frozenset({"whole", "new", "old", "entire", "same", "usual", "own"}
 def _another_named_owner(older: str, newer: str, heads: tuple[str, ...]) -> bool:
     newer_low = newer.lower()
     opener = _OWNER_OPENING.match(newer)
+    stranger_opens = opener is not None and opener.group(1).lower() not in older.lower()
     for m in _NAMED_OWNER.finditer(older):
         owner, thing = m.group(1).lower(), stem_word(m.group(2).lower())
         if not any(same_word(thing, h) for h in heads) or _whole_word(owner).search(newer_low):
             continue
-        if opener is not None and opener.group(1).lower() not in older.lower():
+        if stranger_opens:
             return True  # "Pickle's daycare day" / "Jo's spaniel Bramble has moved to Thursdays": the other dog's
         for t in _THEIRS.finditer(newer):
             other = t.group(1).lower().replace("’", "'")
@@ -476,8 +476,8 @@ _REPORTS = re.compile(r"\b(?!(?:it|that|what|there|here|who|let|everyone|everybo
 _INNER_NAME = re.compile(r"(?<!^)(?<![.!?:]\s)\b([A-Z][a-z]+)")
 
 
-#: A clause opening with a capitalised name's thing ("Tom's gym slot ...").
-_NAMED_OWNER_OPENING = re.compile(r"^\W*(?-i:([A-Z][a-z]+))(?:'s|’s)\s+(?!(?:been|got|gone|had)\b)\w+", re.I)
+#: A clause opening with a capitalised name's thing ("Tom's gym slot ..."): the name, the thing's first word.
+_NAMED_OWNER_OPENING = re.compile(r"^\W*(?-i:([A-Z][a-z]+))(?:'s|’s)\s+(?!(?:been|got|gone|had)\b)([\w-]+)", re.I)
 
 
 #: A named person's relative opening a clause: "Lena's brother ...".
