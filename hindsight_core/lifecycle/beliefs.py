@@ -47,8 +47,9 @@ from hindsight_core.lifecycle.belief_trust import corroborated, may_supersede, p
 from hindsight_core.lifecycle.update_cues import closed_by_request, look_alike, update_cue, without_effective_time
 from hindsight_core.lifecycle.update_languages import (is_foreign, linked_across_languages, read_in_english,
                                                        says_changed)
-from hindsight_core.lifecycle.update_rules import (RELATED_MIN_SIM, is_tool_record, judge_update, sibling_fact,
-                                                   update_strength)
+from hindsight_core.lifecycle import update_model
+from hindsight_core.lifecycle.update_rules import (RELATED_MIN_SIM, is_tool_record, judge_update, judgeable,
+                                                   sibling_fact, update_strength)
 from hindsight_core.lifecycle.update_statements import one_sentence, said, split_sentences
 from hindsight_core.models import CaptureResult, Flag, MemoryKind, MemoryStatus, MemoryUnit
 
@@ -338,9 +339,12 @@ def _effective(newer: MemoryUnit) -> datetime:
     return newer.when
 
 
-def _decide(older: str, newer: str, sim: float, strict_min_sim: float, llm: Any) -> tuple[str | None, bool]:
+def _decide(older: str, newer: str, sim: float, strict_min_sim: float, llm: Any,
+            model: bool = False) -> tuple[str | None, bool]:
     """``(reason, by the slot rules)``: the template rules on close pairs, then the slot rules
-    (:func:`~hindsight_core.lifecycle.update_rules.judge_update`), then the LLM on ambiguous pairs."""
+    (:func:`~hindsight_core.lifecycle.update_rules.judge_update`), then the LLM on ambiguous pairs,
+    else (``model``) the learned reader on related pairs (:mod:`~hindsight_core.lifecycle.update_model`).
+    A verdict of the LLM or the reader counts as the slot rules' (one such update per new fact)."""
     close = sim >= min(strict_min_sim, _TEMPLATE_MIN_SIM)
     reason = contradicts(older, newer) if close else None
     if close and reason is None:
@@ -355,7 +359,17 @@ def _decide(older: str, newer: str, sim: float, strict_min_sim: float, llm: Any)
         return reason, True
     if llm is not None and _ambiguous(older, newer, sim):
         return _judge(llm, older, newer), True
+    if model and _readable(older, newer, sim):
+        p = update_model.probability(older, newer)
+        if p >= update_model.THRESHOLD:
+            return f"read as an update ({p:.2f})", True
     return None, False
+
+
+def _readable(older: str, newer: str, sim: float) -> bool:
+    """A pair the learned reader is asked about: related, the earlier text one statement of a value,
+    and the later text as a whole no look-alike (a question, plan, denial... stays one whatever it reads)."""
+    return sim >= RELATED_MIN_SIM and look_alike(newer) is None and judgeable(older, newer)
 
 
 def _sentence_contradicts(older: str, newer: str) -> str | None:
@@ -379,6 +393,24 @@ def _best_slot_candidate(unit: MemoryUnit, cands: list[tuple[float, str, int | N
         reason, strength = update_strength(older.text, newer.text, sim)
         if reason is not None and strength > best[0]:
             best = (strength, uid)
+    return best[1]
+
+
+def _best_read_candidate(unit: MemoryUnit, cands: list[tuple[float, str, int | None]], units: list[MemoryUnit],
+                         stored: dict[str, MemoryUnit], loaded: dict[str, MemoryUnit],
+                         strict_min_sim: float) -> str | None:
+    """Where no rule names the fact ``unit`` updates: the one the learned reader reads as updated most
+    surely, at :data:`~hindsight_core.lifecycle.update_model.THRESHOLD` or above ("Group members now: ...,
+    Jean left" updates the members list, not the group's name, though both are read as changed)."""
+    best: tuple[float, str | None] = (0.0, None)
+    for sim, uid, q in cands:
+        other = units[q] if q is not None else stored.get(uid, loaded[uid])
+        older, newer = (other, unit) if _ts(other) <= _ts(unit) else (unit, other)
+        if (_decide(older.text, newer.text, sim, strict_min_sim, None)[0] is None
+                and _readable(older.text, newer.text, sim)):
+            p = update_model.probability(older.text, newer.text)
+            if p >= update_model.THRESHOLD and p > best[0]:
+                best = (p, uid)
     return best[1]
 
 
@@ -447,7 +479,7 @@ def supersede_on_capture(
                 continue
             older, newer = (light.text, text) if light.mentioned_at <= when else (text, light.text)
             if ((llm is not None and sim >= _JUDGE_MIN_SIM)
-                    or _decide(older, newer, sim, cfg.contradiction_min_sim, None)[0] is not None):
+                    or _decide(older, newer, sim, cfg.contradiction_min_sim, None, cfg.update_model)[0] is not None):
                 fetch.add(uid)
     loaded = {u.id: u for u in store.get_many(sorted(fetch))} if fetch else {}
     superseded: dict[str, list[str]] = {}
@@ -468,6 +500,8 @@ def supersede_on_capture(
                     cands.append((float(sims[col]), units[q].id, q))
         cands.sort(key=lambda c: -c[0])
         best_slot = _best_slot_candidate(units[pos], cands, units, stored, loaded)
+        best_read = (_best_read_candidate(units[pos], cands, units, stored, loaded, cfg.contradiction_min_sim)
+                     if cfg.update_model and best_slot is None else None)
         for sim, uid, q in cands:
             other = units[q] if q is not None else stored.get(uid, loaded[uid])
             if other.status is not MemoryStatus.ACTIVE or units[pos].status is not MemoryStatus.ACTIVE:
@@ -477,7 +511,8 @@ def supersede_on_capture(
             new_first = _ts(other) <= _ts(units[pos])
             older, newer = (other, units[pos]) if new_first else (units[pos], other)
             reason, by_slots = _decide(older.text, newer.text, sim, cfg.contradiction_min_sim,
-                                       llm if slot_updates == 0 and best_slot is None else None)
+                                       llm if slot_updates == 0 and best_slot is None else None,
+                                       slot_updates == 0 and uid == best_read)
             if (reason is None or (by_slots and (slot_updates or best_slot not in (None, uid)))
                     or (dated and not (by_slots and (update_cue(newer.text) is not None or says_changed(newer.text)
                                                    or is_tool_record(newer.text))))):

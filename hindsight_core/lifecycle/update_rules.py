@@ -56,7 +56,8 @@ from hindsight_core.lifecycle.value_forms import FORMS, SUBJECT_CHECKED, VALUE_F
 
 # The rule families live in their own modules (keys, statements, subjects, values, roles, records);
 # the public names they had here are re-exported for callers of this module.
-__all__ = ["judge_update", "update_strength", "two_voices", "key_and_value", "is_tool_record", "one_belief", "said",
+__all__ = ["judge_update", "update_strength", "judgeable", "two_voices", "key_and_value", "is_tool_record", "one_belief",
+           "said",
            "another_id", "subject_substituted", "other_instance", "other_possessor", "about_someone_else", "sibling_fact",
            "replaces_another", "RELATED_MIN_SIM", "CLOSE_SIM", "SLOT_MATCH_BONUS"]
 
@@ -217,6 +218,21 @@ def two_voices(older: str, newer: str) -> bool:
     """
     voices = _VOICE.match(without_note_label(older)), _VOICE.match(without_note_label(newer))  # "Noted:" is no one
     return bool(voices[0] and voices[1]) and voices[0].group(1).lower() != voices[1].group(1).lower()
+
+
+#: Sentences from which an earlier text is a story or a long chat turn rather than statements of values.
+READABLE_SENTENCES = 3
+
+
+def judgeable(older: str, newer: str) -> bool:
+    """Whether ``older`` is a statement ``newer`` may update at all, for a reader of meaning (the learned
+    one of :mod:`~hindsight_core.lifecycle.update_model`): no dialogue act or dated past event, no
+    question, no story, and not two labelled speakers each in their own voice. The slot rules ask more
+    (one sentence, one value), since they read values word by word."""
+    if is_episode_turn(older) or two_voices(older, newer):
+        return False
+    older = said(older)
+    return not older.rstrip().endswith("?") and len(split_sentences(older)) <= READABLE_SENTENCES
 
 
 def _judge(older: str, newer: str, sim: float, glossed: bool = False) -> tuple[str | None, float]:

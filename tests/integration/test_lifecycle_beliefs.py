@@ -423,3 +423,58 @@ def test_one_sentence_of_a_longer_message_restating_the_fact_updates_it(engine):
                        mentioned_at=T0 + timedelta(days=30))
     assert new.supersedes == (old.unit_id,)
     assert bank.recall("What's my favourite biscuit?", k=3).hits[0].unit.id == new.unit_id
+
+
+def test_the_learned_reader_is_asked_only_behind_the_look_alike_gates(engine, monkeypatch):
+    """Whatever the reader would say, a question, a plan or an earlier chat turn changes nothing; a plain
+    statement it reads as a change supersedes, with its reason in the history; off, nothing does."""
+    from hindsight_core.lifecycle import update_model
+
+    asked: list[tuple[str, str]] = []
+
+    def sure(older: str, newer: str) -> float:
+        asked.append((older, newer))
+        return 0.99
+
+    monkeypatch.setattr(update_model, "probability", sure)
+    fact = "The pottery studio's kiln is fired on Thursdays."
+    for n, (older, newer, updates) in enumerate([
+        (fact, "should the studio fire the kiln on fridays instead?", False),
+        (fact, "if Pete takes the thursday slot the kiln would be fired on fridays", False),
+        ("Hey Tom! Great to see you at the kiln opening on Thursday!", "kiln firing at the studio is on fridays",
+         False),
+        (fact, "studio kiln firing happens on fridays", True),
+    ]):
+        bank = engine.bank(f"reader-{n}")
+        old = bank.capture(older, mentioned_at=T0)
+        new = bank.capture(newer, mentioned_at=T0 + timedelta(days=30))
+        assert (new.supersedes == (old.unit_id,)) is updates, newer
+        if updates:
+            assert any("read as an update (0.99)" in f for f in bank.get(old.unit_id).flags)
+    assert {newer for _, newer in asked} == {"studio kiln firing happens on fridays"}
+    off = engine.bank("reader-off", lifecycle={"update_model": False})
+    old = off.capture(fact, mentioned_at=T0)
+    assert off.capture("studio kiln firing happens on fridays", mentioned_at=T0 + timedelta(days=30)).supersedes == ()
+    assert off.get(old.unit_id).status is MemoryStatus.ACTIVE
+
+
+def test_the_reader_updates_the_one_fact_it_reads_most_surely(engine, monkeypatch):
+    """A message updates one fact: of two the reader takes for changed (the rules silenced here), the
+    surer one, whichever of them sits closer in vector space; the other stays active."""
+    from hindsight_core.lifecycle import beliefs, update_model
+
+    monkeypatch.setattr(beliefs, "contradicts", lambda older, newer: None)
+    monkeypatch.setattr(beliefs, "judge_update", lambda older, newer, sim: None)
+    monkeypatch.setattr(beliefs, "update_strength", lambda older, newer, sim: (None, 0.0))
+    facts = ("The allotment shed key hangs at Bert's house.",
+             "The allotment shed key is the brass one on the green fob.")
+    newer = "shed key's with Maureen these days, Bert handed it over at the AGM"
+    for n, surer in enumerate(facts):
+        monkeypatch.setattr(update_model, "probability",
+                            lambda o, n, surer=surer: 0.0 if n != newer else 0.99 if o == surer else 0.97)
+        bank = engine.bank(f"surer-{n}")
+        ids = {f: bank.capture(f, mentioned_at=T0 + timedelta(days=i)).unit_id for i, f in enumerate(facts)}
+        new = bank.capture(newer, mentioned_at=T0 + timedelta(days=30))
+        assert new.supersedes == (ids[surer],)
+        other = next(f for f in facts if f != surer)
+        assert bank.get(ids[other]).status is MemoryStatus.ACTIVE

@@ -1,0 +1,76 @@
+"""The learned update reader: the fitted part ships as deltas on the bundled model and loads as fitted."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from hindsight_core.lifecycle import update_model
+from hindsight_core.lifecycle.update_rules import judgeable
+
+
+def test_what_the_fitting_code_writes_the_reader_loads_and_reads_alike(tmp_path):
+    """Export names and the folded scale must match the runtime's merge: a mismatch would load the
+    bare base model (or fail) instead of the fitted one."""
+    torch = pytest.importorskip("torch")
+    from benchmarks.update_model import _build, _logits, export
+
+    torch.manual_seed(1)
+    tokenizer, encoder, head, params = _build()
+    with torch.no_grad():
+        for p in params:
+            p.add_(torch.randn_like(p) * 0.02)  # fitted-looking factors, norms and head
+    encoder.eval()
+    path = tmp_path / "fitted.npz"
+    np.savez(path, **export((tokenizer, encoder, head)))
+    rows = [{"a": "Our team standup is at 9:30 every day.", "b": "Standup moved to 10:15 starting this week."},
+            {"a": "The kiln is fired on Thursdays.", "b": "should we fire the kiln on fridays"}]
+    with torch.inference_mode():
+        fitted = torch.sigmoid(_logits(tokenizer, encoder, head, rows)).tolist()
+    loaded = update_model._Model(path)([(r["a"], r["b"]) for r in rows])
+    assert loaded == pytest.approx(fitted, abs=2e-3)  # float16 storage
+
+
+def test_probabilities_are_batched_alike():
+    pairs = [("Our team standup is at 9:30 every day.", "Standup moved to 10:15 starting this week."),
+             ("My sister lives in Porto.", "the printer on the second floor is out of toner again")]
+    batched = update_model.probabilities(pairs, batch_size=2)
+    assert batched == pytest.approx([update_model.probability(*p) for p in pairs], abs=1e-4)
+    assert all(0.0 <= p <= 1.0 for p in batched)
+
+
+@pytest.mark.parametrize("older, readable", [
+    ("Our team standup is at 9:30 every day.", True),
+    ("The portal sits behind the new LB pool. Health check hits port 8081. Femi watches it.", True),
+    ("Is the standup at 9:30?", False),
+    ("Hey Caroline! How have you been?", False),
+    ("We drove to the lake house in May with the kids. It rained for three straight days. The old mountain hut "
+     "was shut for repairs. We ended up sleeping in the car by the river.", False),
+])
+def test_the_reader_is_asked_only_about_statements(older, readable):
+    assert judgeable(older, "standup's at 10:15 now") is readable
+
+
+def test_two_speakers_each_in_their_own_voice_are_not_read():
+    assert not judgeable("Sam: I'm vegetarian.", "Nadia: I've gone back to eating meat.")
+
+
+def test_the_fitting_code_runs_on_a_few_pairs():
+    """A smoke run of ``python -m benchmarks.update_model``'s parts: pairs, fit, predict, shares."""
+    pytest.importorskip("torch")
+    from benchmarks.update_model import fit, pairs, predict, shares
+
+    cases = [{"id": f"t{n}", "type": kind, "before": [f"The team standup is at 9:{30 + n}.", "Standup is in room 4."],
+              "old_index": 0 if kind == "update" else None, "keep_index": 0 if kind == "no_update" else None,
+              "after": f"standup moved to 10:{n:02d}" if kind == "update" else f"is standup still at 9:{30 + n}?"}
+             for n, kind in enumerate(["update", "no_update"] * 4)]
+    rows = pairs(cases, random.Random(0))
+    assert {r["role"] for r in rows} == {"update", "lookalike", "distractor", "random"}
+    assert sum(r["y"] for r in rows) == 4
+    model = fit(rows, epochs=1)
+    p = predict(model, rows)
+    assert len(p) == len(rows) and all(0.0 <= q <= 1.0 for q in p)
+    figures = shares(rows, p, 0.5)
+    assert figures["update"]["n"] == 4 and figures["lookalike"]["n"] == 4 and figures["distractor"]["n"] == 8
