@@ -367,8 +367,9 @@ def _decide(older: str, newer: str, sim: float, strict_min_sim: float, llm: Any,
 
 
 def _readable(older: str, newer: str, sim: float) -> bool:
-    """A pair the learned reader is asked about: related, the earlier text one statement of a value,
-    and the later text as a whole no look-alike (a question, plan, denial... stays one whatever it reads)."""
+    """A pair the learned reader is asked about: related, a statement and a message the reader may judge
+    (:func:`~hindsight_core.lifecycle.update_rules.judgeable`), and the later text as a whole no
+    look-alike (a question, plan, denial... stays one whatever it reads)."""
     return sim >= RELATED_MIN_SIM and look_alike(newer) is None and judgeable(older, newer)
 
 
@@ -479,7 +480,8 @@ def supersede_on_capture(
                 continue
             older, newer = (light.text, text) if light.mentioned_at <= when else (text, light.text)
             if ((llm is not None and sim >= _JUDGE_MIN_SIM)
-                    or _decide(older, newer, sim, cfg.contradiction_min_sim, None, cfg.update_model)[0] is not None):
+                    or (cfg.update_model and _readable(older, newer, sim))  # read once loaded, by the best
+                    or _decide(older, newer, sim, cfg.contradiction_min_sim, None)[0] is not None):
                 fetch.add(uid)
     loaded = {u.id: u for u in store.get_many(sorted(fetch))} if fetch else {}
     superseded: dict[str, list[str]] = {}

@@ -9,8 +9,9 @@ head over its pooled output, fitted by ``python -m benchmarks.update_model`` on 
 sets written by many hands) and answers how likely the later text replaces the earlier value.
 
 Capture (:mod:`~hindsight_core.lifecycle.beliefs`) asks it only about related pairs the rules leave
-undecided, where the earlier text is a statement (no chat act, question or story:
-:func:`~hindsight_core.lifecycle.update_rules.judgeable`) and the later text as a whole is no
+undecided, where the earlier text is a statement (no dialogue act, question or story) and neither
+text is a turn of a conversation (:func:`~hindsight_core.lifecycle.update_rules.judgeable`: it was
+fitted on notes and messages, not on dialogue), and the later text as a whole is no
 look-alike (a question, a plan, a denial...: :mod:`~hindsight_core.lifecycle.update_cues`), and takes
 its yes at :data:`THRESHOLD`. ``LifecycleConfig.update_model=False`` turns it off.
 

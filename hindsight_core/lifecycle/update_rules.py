@@ -43,8 +43,9 @@ from hindsight_core.lifecycle.update_records import attribute_unreported, diff_r
 from hindsight_core.lifecycle.update_roles import (moved_elsewhere, moved_thing, names_duty, renamed, renamed_unnamed,
                                                    role_change)
 from hindsight_core.lifecycle.update_statements import (addressed_to_user, fields_joined, is_atomic, is_episode_turn,
-                                                        lead_fact, one_belief, one_sentence, said, split_sentences,
-                                                        spelled_out, without_instructions, without_note_label)
+                                                        lead_fact, one_belief, one_sentence, quoted_turn, said,
+                                                        split_sentences, spelled_out, without_instructions,
+                                                        without_note_label)
 from hindsight_core.lifecycle.update_subjects import (about_someone_else, another_subject, flipped, negates_another,
                                                       named_branch, owner_swapped, place_swapped,
                                                       other_instance, other_possessor, parallel, sibling_fact,
@@ -220,18 +221,20 @@ def two_voices(older: str, newer: str) -> bool:
     return bool(voices[0] and voices[1]) and voices[0].group(1).lower() != voices[1].group(1).lower()
 
 
-#: Sentences from which an earlier text is a story or a long chat turn rather than statements of values.
+#: More sentences than this make an earlier text a story rather than statements of values.
 READABLE_SENTENCES = 3
 
 
 def judgeable(older: str, newer: str) -> bool:
-    """Whether ``older`` is a statement ``newer`` may update at all, for a reader of meaning (the learned
-    one of :mod:`~hindsight_core.lifecycle.update_model`): no dialogue act or dated past event, no
-    question, no story, and not two labelled speakers each in their own voice. The slot rules ask more
-    (one sentence, one value), since they read values word by word."""
-    if is_episode_turn(older) or two_voices(older, newer):
+    """Whether a reader of meaning (the learned one of :mod:`~hindsight_core.lifecycle.update_model`)
+    may judge the pair: ``older`` is a statement (no dialogue act or dated past event, no question, no
+    story), neither text is a turn of a conversation reported as said (the reader was fitted on notes and
+    messages; on LoCoMo's chat it took one friendly reply for the update of another), and not two
+    labelled speakers each in their own voice. The slot rules ask more of ``older`` (one sentence, one
+    value), since they read values word by word. A later text may open with a greeting or tell of this
+    morning ("fyi changed the health check to port 8095 this morning"): many updates do."""
+    if is_episode_turn(older) or quoted_turn(older) or quoted_turn(newer) or two_voices(older, newer):
         return False
-    older = said(older)
     return not older.rstrip().endswith("?") and len(split_sentences(older)) <= READABLE_SENTENCES
 
 

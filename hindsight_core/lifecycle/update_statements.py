@@ -18,7 +18,8 @@ import re
 
 from hindsight_core.lifecycle.slots import Reading, content, hyphenated_word, read
 
-__all__ = ["ATOMIC_MAX_WORDS", "RECORD_MAX_WORDS", "is_atomic", "one_sentence", "is_episode", "is_episode_turn", "said",
+__all__ = ["ATOMIC_MAX_WORDS", "RECORD_MAX_WORDS", "is_atomic", "one_sentence", "is_episode", "is_episode_turn",
+           "quoted_turn", "said",
            "split_sentences", "one_belief", "without_instructions", "without_note_label", "lead_fact", "spelled_out",
            "addressed_to_user", "fields_joined"]
 
@@ -122,6 +123,11 @@ def is_episode_turn(text: str) -> bool:
     address kept: "Hey Caroline! ..." is a dialogue act)."""
     reported = _REPORTED.match(text)
     return is_episode(reported.group("said") if reported else text)
+
+
+def quoted_turn(text: str) -> bool:
+    """A turn of a conversation reported as said ('Caroline said, "..."', 'Mel: "..."')."""
+    return _REPORTED.match(text) is not None
 
 
 @functools.lru_cache(maxsize=_CACHE)  # asked for both texts of every pair capture compares

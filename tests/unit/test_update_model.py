@@ -74,3 +74,20 @@ def test_the_fitting_code_runs_on_a_few_pairs():
     assert len(p) == len(rows) and all(0.0 <= q <= 1.0 for q in p)
     figures = shares(rows, p, 0.5)
     assert figures["update"]["n"] == 4 and figures["lookalike"]["n"] == 4 and figures["distractor"]["n"] == 8
+
+
+@pytest.mark.parametrize("older, newer", [
+    ('Caroline said, "I\'m keen on counseling or working in mental health."',
+     'Caroline said, "Thanks, Melanie! Now I want to help people go through it too."'),
+    ("I'm keen on counseling or working in mental health.", 'Mel: "my pottery class moved to Fridays"'),
+])
+def test_turns_of_a_conversation_are_not_read(older, newer):
+    """On LoCoMo's chat the reader took one friendly reply for the update of another (41 turns of one
+    conversation superseded): it was fitted on notes and messages, so chat turns are not its to read."""
+    assert not judgeable(older, newer)
+
+
+def test_a_message_that_greets_or_tells_of_this_morning_is_read():
+    assert judgeable("The planning portal health check hits /healthz on port 8081.",
+                     "fyi changed the planning portal health check to port 8095 this morning")
+    assert judgeable("Order cut-off is Monday 2pm.", "Hi all, starting next month the order cut-off moves to Tuesday")
