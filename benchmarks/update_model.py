@@ -190,6 +190,11 @@ def export(model: tuple[Any, Any, Any]) -> dict[str, np.ndarray]:
     return {k: v.astype(np.float16) for k, v in out.items()}
 
 
+def _set_rank(rank: int) -> None:
+    global RANK, ALPHA
+    RANK, ALPHA = rank, 2 * rank  # the update's scale stays ALPHA / RANK = 2
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--epochs", type=int, default=EPOCHS)
@@ -197,8 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write", action="store_true", help=f"write the fitted model to {WEIGHTS_FILE.name}")
     ap.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = ap.parse_args(argv)
-    global RANK, ALPHA
-    RANK, ALPHA = args.rank, 2 * args.rank  # the update's scale stays ALPHA / RANK = 2
+    _set_rank(args.rank)
     import torch
 
     torch.set_num_threads(min(torch.get_num_threads(), 4))

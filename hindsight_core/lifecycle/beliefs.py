@@ -369,8 +369,10 @@ def _decide(older: str, newer: str, sim: float, strict_min_sim: float, llm: Any,
 def _readable(older: str, newer: str, sim: float) -> bool:
     """A pair the learned reader is asked about: related, a statement and a message the reader may judge
     (:func:`~hindsight_core.lifecycle.update_rules.judgeable`), and the later text as a whole no
-    look-alike (a question, plan, denial... stays one whatever it reads)."""
-    return sim >= RELATED_MIN_SIM and look_alike(newer) is None and judgeable(older, newer)
+    look-alike (a question, plan, denial... stays one whatever it reads); in another language, only
+    with a change cue of that language ("Quizás ... abra a las 6:00" is a supposition)."""
+    return (sim >= RELATED_MIN_SIM and look_alike(newer) is None and judgeable(older, newer)
+            and (not is_foreign(newer) or says_changed(newer)))  # the look-alike cues read English
 
 
 def _sentence_contradicts(older: str, newer: str) -> str | None:

@@ -91,3 +91,10 @@ def test_a_message_that_greets_or_tells_of_this_morning_is_read():
     assert judgeable("The planning portal health check hits /healthz on port 8081.",
                      "fyi changed the planning portal health check to port 8095 this morning")
     assert judgeable("Order cut-off is Monday 2pm.", "Hi all, starting next month the order cut-off moves to Tuesday")
+
+
+def test_another_subject_of_one_kind_is_not_read():
+    """On the lifecycle benchmark the reader took one service's store for another's of the same system."""
+    assert not judgeable("The catalog gateway migrated its data to pg-6.",
+                         "The catalog service migrated its data to pg-18.")
+    assert judgeable("The catalog gateway migrated its data to pg-6.", "catalog gateway is on pg-18 since the move")
