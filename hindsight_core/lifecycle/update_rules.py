@@ -231,15 +231,18 @@ def judgeable(older: str, newer: str) -> bool:
     story), neither text is a turn of a conversation reported as said (the reader was fitted on notes and
     messages; on LoCoMo's chat it took one friendly reply for the update of another), and not two
     labelled speakers each in their own voice; and ``newer`` puts no other word in a word of the earlier
-    subject's place (:func:`~hindsight_core.lifecycle.update_subjects.another_subject`). The slot rules
+    subject's place (:func:`~hindsight_core.lifecycle.update_subjects.another_subject`) and is no second
+    statement of one template (:func:`~hindsight_core.lifecycle.update_subjects.parallel`). The slot rules
     ask more of ``older`` (one sentence, one value), since they read values word by word. A later text may open with a greeting or tell of this
     morning ("fyi changed the health check to port 8095 this morning"): many updates do."""
     if is_episode_turn(older) or quoted_turn(older) or quoted_turn(newer) or two_voices(older, newer):
         return False
     if older.rstrip().endswith("?") or len(split_sentences(older)) > READABLE_SENTENCES:
         return False
-    # one kind, two subjects: "The catalog gateway migrated its data to pg-6" / "The catalog service ... pg-18"
-    return not another_subject(older, newer, read(older), read(newer))
+    o, n = read(older), read(newer)
+    # one kind, two subjects: "The catalog gateway migrated its data to pg-6" / "The catalog service ... pg-18";
+    # one template, two records: "worker 2 fact 7: host w2h7 runs ..." / "worker 2 fact 13: host w2h13 runs ..."
+    return not (another_subject(older, newer, o, n) or parallel(o, n))
 
 
 def _judge(older: str, newer: str, sim: float, glossed: bool = False) -> tuple[str | None, float]:

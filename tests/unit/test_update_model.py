@@ -98,3 +98,9 @@ def test_another_subject_of_one_kind_is_not_read():
     assert not judgeable("The catalog gateway migrated its data to pg-6.",
                          "The catalog service migrated its data to pg-18.")
     assert judgeable("The catalog gateway migrated its data to pg-6.", "catalog gateway is on pg-18 since the move")
+
+
+def test_two_records_of_one_template_are_not_read():
+    """Two writer processes' numbered facts: the reader took fact 13 for an update of fact 7."""
+    assert not judgeable("worker 2 fact 7: host w2h7 runs the nightly Zephyr job 7.",
+                         "worker 2 fact 13: host w2h13 runs the nightly Zephyr job 13.")
