@@ -233,8 +233,9 @@ def judgeable(older: str, newer: str) -> bool:
     labelled speakers each in their own voice; and ``newer`` puts no other word in a word of the earlier
     subject's place (:func:`~hindsight_core.lifecycle.update_subjects.another_subject`) and is no second
     statement of one template (:func:`~hindsight_core.lifecycle.update_subjects.parallel`). The slot rules
-    ask more of ``older`` (one sentence, one value), since they read values word by word. A later text may open with a greeting or tell of this
-    morning ("fyi changed the health check to port 8095 this morning"): many updates do."""
+    ask more of ``older`` (one sentence, one value), since they read values word by word. A later text
+    may open with a greeting or tell of this morning ("fyi changed the health check to port 8095 this
+    morning"): many updates do."""
     if is_episode_turn(older) or quoted_turn(older) or quoted_turn(newer) or two_voices(older, newer):
         return False
     if older.rstrip().endswith("?") or len(split_sentences(older)) > READABLE_SENTENCES:
