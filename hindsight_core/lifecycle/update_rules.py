@@ -28,8 +28,8 @@ import functools
 import re
 from typing import Collection, Iterator
 
-from hindsight_core.lifecycle.slots import (STOP, WHEN_SLOTS, Reading, abbreviates, hyphenated_word, read, same_word,
-                                            slots)
+from hindsight_core.lifecycle.slots import (STOP, WHEN_SLOTS, Reading, abbreviates, content, hyphenated_word, read,
+                                            same_word, slots)
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, said_unchanged,
                                                   handover_only, shares_with_another, split_clauses, update_cue,
                                                   without_effective_time, without_shared_new)
@@ -240,6 +240,8 @@ def judgeable(older: str, newer: str) -> bool:
         return False
     if older.rstrip().endswith("?") or len(split_sentences(older)) > READABLE_SENTENCES:
         return False
+    if not set(content(newer)) - set(content(older)):
+        return False  # no new word, no new value: "Berlin customers get the Orion release first" restates
     o, n = read(older), read(newer)
     # one kind, two subjects: "The catalog gateway migrated its data to pg-6" / "The catalog service ... pg-18";
     # one template, two records: "worker 2 fact 7: host w2h7 runs ..." / "worker 2 fact 13: host w2h13 runs ..."

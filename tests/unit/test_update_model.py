@@ -104,3 +104,9 @@ def test_two_records_of_one_template_are_not_read():
     """Two writer processes' numbered facts: the reader took fact 13 for an update of fact 7."""
     assert not judgeable("worker 2 fact 7: host w2h7 runs the nightly Zephyr job 7.",
                          "worker 2 fact 13: host w2h13 runs the nightly Zephyr job 13.")
+
+
+def test_a_restatement_with_no_new_word_is_not_read():
+    """A trusted paraphrase corroborates a draft; the reader had taken it for a change."""
+    assert not judgeable("The Orion release ships to Berlin customers first.",
+                         "Berlin customers get the Orion release first.")
