@@ -70,13 +70,17 @@ def in_split(case_id: str, split: str) -> bool:
     return even if split == "dev" else not even
 
 
+#: Lifecycle options of every case's bank (``--update-model`` adds the learned update reader, opt-in).
+LIFECYCLE: dict[str, Any] = {"consolidate_every": 0}
+
+
 def _has(text: str, key: str | None) -> bool:
     return key is not None and key.lower() in text.lower()
 
 
 def run_case(engine: Any, case: dict[str, Any]) -> dict[str, Any]:
     """Capture one case in a fresh bank, ask its question; returns pass/fail and what was seen."""
-    bank = engine.bank("c" + hashlib.md5(case["id"].encode()).hexdigest()[:16], lifecycle={"consolidate_every": 0})
+    bank = engine.bank("c" + hashlib.md5(case["id"].encode()).hexdigest()[:16], lifecycle=LIFECYCLE)
     before = case["before"]
     ids = [bank.capture(text, mentioned_at=T0 + timedelta(days=n)).unit_id for n, text in enumerate(before)]
     after_at = T0 + timedelta(days=len(before) - 1) + AFTER_GAP
@@ -169,11 +173,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embedder", default="minilm", help="minilm (bundled), hash, or a sentence-transformers name")
     ap.add_argument("--data", default=None, help="path of updates_dev.json (default: ../shared/data/updates/)")
     ap.add_argument("--fails", action="store_true", help="list failing cases with their top hits")
+    ap.add_argument("--update-model", action="store_true",
+                    help="turn on the learned update reader (lifecycle.update_model, opt-in)")
     ap.add_argument("--out", default=None, help="write the figures as JSON here")
     ap.add_argument("--llm", default=None,
                     help="judge the pairs the rules leave open with a local model: 0.5b, 1.5b or a GGUF path "
                          "(benchmarks/local_llm.py says what to install)")
     args = ap.parse_args(argv)
+    if args.update_model:
+        LIFECYCLE["update_model"] = True
     cases = [c for c in load_cases(Path(args.data) if args.data else None) if in_split(c["id"], args.split)]
     llm = None
     if args.llm:

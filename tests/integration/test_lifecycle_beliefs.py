@@ -445,7 +445,7 @@ def test_the_learned_reader_is_asked_only_behind_the_look_alike_gates(engine, mo
          False),
         (fact, "studio kiln firing happens on fridays", True),
     ]):
-        bank = engine.bank(f"reader-{n}")
+        bank = engine.bank(f"reader-{n}", lifecycle={"update_model": True})
         old = bank.capture(older, mentioned_at=T0)
         new = bank.capture(newer, mentioned_at=T0 + timedelta(days=30))
         assert (new.supersedes == (old.unit_id,)) is updates, newer
@@ -472,7 +472,7 @@ def test_the_reader_updates_the_one_fact_it_reads_most_surely(engine, monkeypatc
     for n, surer in enumerate(facts):
         monkeypatch.setattr(update_model, "probability",
                             lambda o, n, surer=surer: 0.0 if n != newer else 0.99 if o == surer else 0.97)
-        bank = engine.bank(f"surer-{n}")
+        bank = engine.bank(f"surer-{n}", lifecycle={"update_model": True})
         ids = {f: bank.capture(f, mentioned_at=T0 + timedelta(days=i)).unit_id for i, f in enumerate(facts)}
         new = bank.capture(newer, mentioned_at=T0 + timedelta(days=30))
         assert new.supersedes == (ids[surer],)
