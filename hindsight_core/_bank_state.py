@@ -33,6 +33,12 @@ class BankState:
     last_hit: dict[str, float] = field(default_factory=dict)  # id -> epoch of its last hit (this process)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def live_activity(self, unit_id: str) -> float | None:
+        """The unit's activity as recall left it, where Chroma does not hold it yet (else None)."""
+        with self.lock:
+            slot = self.pending.get(unit_id)
+            return None if slot is None else float(slot[0])
+
 
 _STATES_LOCK = threading.Lock()
 

@@ -331,6 +331,9 @@ class UnitStore:
                 raise NotFoundError(f"unit {unit.id!r} is not in bank {self.id!r}")
             if index.journal is not None:
                 self._remember(index, index.journal, [unit.id])
+            live = index.lifecycle_state.live_activity(unit.id) if index.lifecycle_state is not None else None
+            if live is not None:  # recall's counter, not written back yet: the caller read an older value
+                unit = unit.model_copy(update={"activity": live})
             unit_id, doc, meta = to_record(unit, light.seq)
             stored = whole(meta)
             del stored[CONTEXT_KEY]  # the text is unchanged, and so is its context window

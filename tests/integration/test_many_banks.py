@@ -189,6 +189,26 @@ def test_recall_hits_are_written_back_in_one_write_at_drain(tmp_path, write_back
     engine.close()
 
 
+def test_a_rewrite_keeps_the_activity_recall_has_not_written_back(tmp_path, write_back_later):
+    """A fact recalled (its activity not written back yet) and then superseded: the rewrite carries
+    recall's activity, so Chroma and the loaded view agree once the counters are written."""
+    from datetime import datetime, timedelta, timezone
+
+    engine = MemoryEngine(tmp_path / "store", embedder=HashEmbedder(dim=64))
+    bank = engine.bank("u", lifecycle={"consolidate_every": 0, "update_model": False})
+    t0 = datetime(2024, 5, 1, tzinfo=timezone.utc)
+    old = bank.capture("The billing service listens on port 8080.", mentioned_at=t0).unit_id
+    for _ in range(3):
+        assert bank.recall("which port does the billing service listen on?", k=1).ids == [old]
+    assert bank.capture("billing moved to port 9090", mentioned_at=t0 + timedelta(days=3)).supersedes == (old,)
+    assert engine.drain(30)
+    unit = _stored(engine, "u")[old]
+    assert unit.status.value == "superseded" and unit.hit_count == 3
+    assert unit.activity == pytest.approx(engine._live_index("u").units[old].activity)
+    assert unit.activity > 0.5  # three hits' worth, not the value read before them
+    engine.close()
+
+
 def test_pending_hits_are_written_at_close_and_before_eviction(tmp_path, write_back_later):
     path = tmp_path / "store"
     engine = MemoryEngine(path, embedder=HashEmbedder(dim=64), cache=CacheConfig(max_banks=2))
