@@ -225,14 +225,76 @@ def two_voices(older: str, newer: str) -> bool:
 READABLE_SENTENCES = 3
 
 
+def builds_on(older: str, newer: str, o: Reading, n: Reading) -> bool:
+    """Whether ``newer`` names every value and name ``older`` states and carries no change cue of its
+    own: it builds on the earlier value rather than replacing it ("my new MacBook sleeve arrived" after
+    "finally unboxed my new MacBook"; "Tuesday: the backup job failed again on db-1" after "the backup
+    job failed on db-1"). "new" before a word both texts say is no cue here.
+
+    Example:
+        >>> builds_on("finally unboxed my new MacBook", "my new MacBook sleeve arrived",
+        ...           read("finally unboxed my new MacBook"), read("my new MacBook sleeve arrived"))
+        True
+    """
+    values = o.values | o.names
+    return bool(values) and all(n.has(v) for v in values) and update_cue(without_shared_new(older, newer)) is None
+
+
+#: A text that opens with a numbered subject: "Worker 3 noted ...", "Bed 12 Mr Hale - ...", "Table #4: ...".
+_NUMBERED_OPENING = re.compile(r"^\W*([a-z][\w'-]*)\s+#?(\d+[a-z]?)\b", re.I)
+
+
+def numbered_apart(older: str, newer: str) -> bool:
+    """Both texts open with one noun numbered apart: two members of a series, each with its own facts
+    ("Bed 11 Mrs Hale - warfarin held" / "Bed 12 Mr Hale - warfarin restarted").
+
+    Example:
+        >>> numbered_apart("Worker 1 noted the kiln (step 1).", "Worker 3 noted the loom (step 3).")
+        True
+        >>> numbered_apart("Bed 4 Mrs Ode - nil by mouth", "Bed 4 Mrs Ode: eating and drinking now")
+        False
+    """
+    o, n = _NUMBERED_OPENING.match(older), _NUMBERED_OPENING.match(newer)
+    return bool(o and n and o.group(1).lower() == n.group(1).lower() and o.group(2).lower() != n.group(2).lower())
+
+
+#: A text that opens with someone's thing: "Nadia's manager ...", "the Okafors' dog ...".
+_OWNED = re.compile(r"^\W*(?:the\s+)?([A-Z][\w-]*)['’]s?\s+([a-z][\w-]*)")
+
+
+def same_frame_other_subject(older: str, newer: str, o: Reading, n: Reading) -> bool:
+    """The later text says the same thing of another subject: it opens with another owner's thing of
+    one name ("Chen's manager is Nadia" after "Nadia's manager is now Zoe"), or its words besides its
+    subject and values are the earlier text's and its subject lacks a word of the earlier subject ("The
+    search api migrated its data to pg-9" after "The reporting gateway migrated its data to pg-56").
+
+    Example:
+        >>> a, b = "The reporting gateway migrated its data to pg-56.", "The search api migrated its data to pg-9."
+        >>> same_frame_other_subject(a, b, read(a), read(b))
+        True
+    """
+    owner_o, owner_n = _OWNED.match(older), _OWNED.match(newer)
+    if owner_o and owner_n and owner_o.group(1) != owner_n.group(1) and owner_o.group(2) == owner_n.group(2):
+        return True  # "Chen's manager is Nadia" after "Nadia's manager is now Zoe"
+    subject_o, subject_n = set(key_and_value(older)[0]), set(key_and_value(newer)[0])
+    if not subject_o or not subject_n or subject_o <= subject_n:
+        return False
+    frame_o = set(o.tokens) - subject_o - o.values - o.names
+    return bool(frame_o) and frame_o == set(n.tokens) - subject_n - n.values - n.names
+
+
+@functools.lru_cache(maxsize=4096)  # capture asks it of a pair when fetching and again when reading
 def judgeable(older: str, newer: str) -> bool:
     """Whether a reader of meaning (the learned one of :mod:`~hindsight_core.lifecycle.update_model`)
     may judge the pair: ``older`` is a statement (no dialogue act or dated past event, no question, no
     story), neither text is a turn of a conversation reported as said (the reader was fitted on notes and
     messages; on LoCoMo's chat it took one friendly reply for the update of another), and not two
     labelled speakers each in their own voice; and ``newer`` puts no other word in a word of the earlier
-    subject's place (:func:`~hindsight_core.lifecycle.update_subjects.another_subject`) and is no second
-    statement of one template (:func:`~hindsight_core.lifecycle.update_subjects.parallel`). The slot rules
+    subject's place (:func:`~hindsight_core.lifecycle.update_subjects.another_subject`), says the same of
+    another subject (:func:`same_frame_other_subject`) or of the next of a numbered series
+    (:func:`numbered_apart`), is no second
+    statement of one template (:func:`~hindsight_core.lifecycle.update_subjects.parallel`) and does not
+    build on the earlier value (:func:`builds_on`). The slot rules
     ask more of ``older`` (one sentence, one value), since they read values word by word. A later text
     may open with a greeting or tell of this morning ("fyi changed the health check to port 8095 this
     morning"): many updates do."""
@@ -242,10 +304,13 @@ def judgeable(older: str, newer: str) -> bool:
         return False
     if not set(content(newer)) - set(content(older)):
         return False  # no new word, no new value: "Berlin customers get the Orion release first" restates
+    if numbered_apart(older, newer):
+        return False
     o, n = read(older), read(newer)
     # one kind, two subjects: "The catalog gateway migrated its data to pg-6" / "The catalog service ... pg-18";
     # one template, two records: "worker 2 fact 7: host w2h7 runs ..." / "worker 2 fact 13: host w2h13 runs ..."
-    return not (another_subject(older, newer, o, n) or parallel(o, n))
+    return not (another_subject(older, newer, o, n) or same_frame_other_subject(older, newer, o, n)
+                or parallel(o, n) or builds_on(older, newer, o, n))
 
 
 def _judge(older: str, newer: str, sim: float, glossed: bool = False) -> tuple[str | None, float]:

@@ -110,3 +110,36 @@ def test_a_restatement_with_no_new_word_is_not_read():
     """A trusted paraphrase corroborates a draft; the reader had taken it for a change."""
     assert not judgeable("The Orion release ships to Berlin customers first.",
                          "Berlin customers get the Orion release first.")
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("finally unboxed my new MacBook, migrating everything tonight", "my new MacBook sleeve arrived"),
+    ("The nightly backup job failed with a disk full error on db-1.",
+     "Tuesday: the nightly backup job failed again, disk full error on db-1."),
+])
+def test_a_text_that_builds_on_the_earlier_value_is_not_read(older, newer):
+    """An accessory of the new laptop, a failure that recurs: the earlier value still holds (the reader
+    read both as updates, at 0.975 and 0.953)."""
+    assert not judgeable(older, newer)
+
+
+def test_a_text_that_names_the_earlier_value_beside_a_change_cue_is_read():
+    assert judgeable("The standup is at 9:30 in the Orion room.", "fyi the Orion room standup moved to 10:15")
+
+
+def test_the_next_of_a_numbered_series_is_not_read():
+    """Five writer threads' notes: the reader took worker 3's note for an update of worker 1's."""
+    assert not judgeable("Worker 1 noted basilquill harborquill harborkiln (step 1).",
+                         "Worker 3 noted basilnook harborpylon ambermast (step 3).")
+    assert judgeable("Room 12 is booked for the design review.",
+                     "Room 12 went to the finance team, design review is in the library now")
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("The reporting gateway migrated its data to pg-56.", "The search api migrated its data to pg-9."),
+    ("Nadia's manager is now Hana.", "Bruno's manager is now Nadia."),
+    ("Nadia's manager is now Zoe.", "Chen's manager is Nadia."),
+])
+def test_the_same_said_of_another_subject_is_not_read(older, newer):
+    """On the lifecycle benchmark's templated bank a refit reader took these for updates (0.956, 0.965, 0.96)."""
+    assert not judgeable(older, newer)
