@@ -97,6 +97,10 @@ _TEMPLATE_MIN_SIM = 0.35  # word-by-word rules apply from here (as for the entit
 #: that weigh closeness ask it themselves.
 _RULES_MIN_SIM = 0.05
 _JUDGE_MIN_SIM = 0.6  # the LLM judge is asked only about pairs this close that the rules leave open
+#: Pairs the learned reader reads per new fact, the closest the rules leave open: the fact a message
+#: changes sits among its nearest, and capture into a bank dense with related facts stays cheap (each
+#: read costs a pass of the model).
+READ_MAX = 4
 _JUDGE_CACHE_SIZE = 4096  # LLM verdicts kept per model, keyed by the two texts
 
 
@@ -404,17 +408,23 @@ def _best_read_candidate(unit: MemoryUnit, cands: list[tuple[float, str, int | N
                          strict_min_sim: float) -> str | None:
     """Where no rule names the fact ``unit`` updates: the one the learned reader reads as updated most
     surely, at :data:`~hindsight_core.lifecycle.update_model.THRESHOLD` or above ("Group members now: ...,
-    Jean left" updates the members list, not the group's name, though both are read as changed)."""
-    best: tuple[float, str | None] = (0.0, None)
+    Jean left" updates the members list, not the group's name, though both are read as changed). It reads
+    the :data:`READ_MAX` closest pairs the rules leave open, together (``cands`` come closest first)."""
+    pairs: list[tuple[str, str]] = []
+    ids: list[str] = []
     for sim, uid, q in cands:
         other = units[q] if q is not None else stored.get(uid, loaded[uid])
         older, newer = (other, unit) if _ts(other) <= _ts(unit) else (unit, other)
         if (_decide(older.text, newer.text, sim, strict_min_sim, None)[0] is None
                 and _readable(older.text, newer.text, sim)):
-            p = update_model.probability(older.text, newer.text)
-            if p >= update_model.THRESHOLD and p > best[0]:
-                best = (p, uid)
-    return best[1]
+            pairs.append((older.text, newer.text))
+            ids.append(uid)
+            if len(pairs) == READ_MAX:
+                break
+    if not pairs:
+        return None
+    p, uid = max(zip(update_model.probabilities(pairs), ids), key=lambda read: read[0])
+    return uid if p >= update_model.THRESHOLD else None
 
 
 def _other_speakers(one: str | None, other: str | None) -> bool:
@@ -475,6 +485,7 @@ def supersede_on_capture(
     fetch: set[str] = set()  # stored beliefs that may be updated: only these are read in full
     for n in todo:
         text, when = units[n].text, _ts(units[n])
+        to_read = READ_MAX if cfg.update_model else 0  # the closest open pairs, read once loaded
         for uid, sim in stored_cands[units[n].id]:
             light = index.units.get(uid)
             if (light is None or uid in fetch
@@ -482,9 +493,11 @@ def supersede_on_capture(
                 continue
             older, newer = (light.text, text) if light.mentioned_at <= when else (text, light.text)
             if ((llm is not None and sim >= _JUDGE_MIN_SIM)
-                    or (cfg.update_model and _readable(older, newer, sim))  # read once loaded, by the best
                     or _decide(older, newer, sim, cfg.contradiction_min_sim, None)[0] is not None):
                 fetch.add(uid)
+            elif to_read and _readable(older, newer, sim):
+                fetch.add(uid)
+                to_read -= 1
     loaded = {u.id: u for u in store.get_many(sorted(fetch))} if fetch else {}
     superseded: dict[str, list[str]] = {}
     for row, pos in enumerate(todo):

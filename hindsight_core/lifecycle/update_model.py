@@ -9,11 +9,13 @@ head over its pooled output, fitted by ``python -m benchmarks.update_model`` on 
 sets written by many hands) and answers how likely the later text replaces the earlier value.
 
 Capture (:mod:`~hindsight_core.lifecycle.beliefs`) asks it only about related pairs the rules leave
-undecided, where the earlier text is a statement (no dialogue act, question or story) and neither
-text is a turn of a conversation (:func:`~hindsight_core.lifecycle.update_rules.judgeable`: it was
-fitted on notes and messages, not on dialogue), and the later text as a whole is no
-look-alike (a question, a plan, a denial...: :mod:`~hindsight_core.lifecycle.update_cues`), and takes
-its yes at :data:`THRESHOLD`. ``LifecycleConfig.update_model=False`` turns it off.
+undecided, where the earlier text is a statement (no dialogue act, question or story), neither
+text is a turn of a conversation (it was fitted on notes and messages, not on dialogue), the later
+text does not merely build on the earlier value (:func:`~hindsight_core.lifecycle.update_rules.judgeable`)
+and as a whole is no look-alike (a question, a plan, a denial...:
+:mod:`~hindsight_core.lifecycle.update_cues`); it reads a new fact's closest such pairs together
+(``beliefs.READ_MAX``) and takes its yes at :data:`THRESHOLD`. ``LifecycleConfig.update_model=False``
+turns it off.
 
 The fitted part (``update_model.npz``, 0.66 MB: low-rank factors, layer norms and the head) is a set
 of deltas on the bundled model, so it runs offline wherever hindsight-memory is installed; it loads
@@ -28,8 +30,8 @@ Example:
 
 from __future__ import annotations
 
-import functools
 import threading
+from collections import OrderedDict
 from importlib import resources
 from pathlib import Path
 from typing import Sequence
@@ -44,10 +46,11 @@ __all__ = ["probability", "probabilities", "THRESHOLD", "MAX_TOKENS"]
 THRESHOLD = 0.95
 #: Tokens read of the two texts together (a longer pair is cut, the longer text first).
 MAX_TOKENS = 160
-#: Pair probabilities kept: capture asks about a pair up to three times (fetch, best slot, decision).
+#: Pair probabilities kept: capture reads a new fact's candidates together, then asks again of the one it takes.
 _CACHE = 4096
 _WEIGHTS = "update_model.npz"
-_lock = threading.Lock()
+_lock = threading.Lock()  # guards the cache
+_model_lock = threading.Lock()  # builds the model once; one read at a time (a fast tokenizer is not shared)
 
 
 class _Model:
@@ -96,21 +99,34 @@ _loaded: list[_Model] = []
 
 def _model() -> _Model:
     if not _loaded:
-        with _lock:  # capture may run in several threads; the model is built once
+        with _model_lock:  # capture may run in several threads
             if not _loaded:
                 _loaded.append(_Model())
     return _loaded[0]
 
 
-@functools.lru_cache(maxsize=_CACHE)
-def probability(older: str, newer: str) -> float:
-    """How likely ``newer`` replaces the value ``older`` states (0..1)."""
-    return _model()([(older, newer)])[0]
+_cache: OrderedDict[tuple[str, str], float] = OrderedDict()
 
 
 def probabilities(pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> list[float]:
-    """:func:`probability` of many pairs, read in batches (for benchmarks and bulk imports)."""
-    out: list[float] = []
-    for start in range(0, len(pairs), batch_size):
-        out += _model()(list(pairs[start:start + batch_size]))
-    return out
+    """How likely each later text replaces the value its earlier text states (0..1): ``(older, newer)``
+    pairs, the ones not read before read together in batches."""
+    with _lock:
+        known = {p: _cache[p] for p in pairs if p in _cache}
+    todo = list(dict.fromkeys(p for p in pairs if p not in known))
+    for start in range(0, len(todo), batch_size):
+        chunk = todo[start:start + batch_size]
+        model = _model()
+        with _model_lock:
+            known.update(zip(chunk, model(chunk)))
+    with _lock:
+        for pair in todo:
+            _cache[pair] = known[pair]
+        while len(_cache) > _CACHE:  # the oldest reads go first
+            _cache.popitem(last=False)
+    return [known[p] for p in pairs]
+
+
+def probability(older: str, newer: str) -> float:
+    """How likely ``newer`` replaces the value ``older`` states (0..1)."""
+    return probabilities([(older, newer)])[0]

@@ -432,11 +432,11 @@ def test_the_learned_reader_is_asked_only_behind_the_look_alike_gates(engine, mo
 
     asked: list[tuple[str, str]] = []
 
-    def sure(older: str, newer: str) -> float:
-        asked.append((older, newer))
-        return 0.99
+    def sure(pairs: list[tuple[str, str]]) -> list[float]:
+        asked.extend(pairs)
+        return [0.99] * len(pairs)
 
-    monkeypatch.setattr(update_model, "probability", sure)
+    monkeypatch.setattr(update_model, "probabilities", sure)
     fact = "The pottery studio's kiln is fired on Thursdays."
     for n, (older, newer, updates) in enumerate([
         (fact, "should the studio fire the kiln on fridays instead?", False),
@@ -470,8 +470,8 @@ def test_the_reader_updates_the_one_fact_it_reads_most_surely(engine, monkeypatc
              "The allotment shed key is the brass one on the green fob.")
     newer = "shed key's with Maureen these days, Bert handed it over at the AGM"
     for n, surer in enumerate(facts):
-        monkeypatch.setattr(update_model, "probability",
-                            lambda o, n, surer=surer: 0.0 if n != newer else 0.99 if o == surer else 0.97)
+        monkeypatch.setattr(update_model, "probabilities", lambda pairs, surer=surer: [
+            0.0 if n != newer else 0.99 if o == surer else 0.97 for o, n in pairs])
         bank = engine.bank(f"surer-{n}", lifecycle={"update_model": True})
         ids = {f: bank.capture(f, mentioned_at=T0 + timedelta(days=i)).unit_id for i, f in enumerate(facts)}
         new = bank.capture(newer, mentioned_at=T0 + timedelta(days=30))
