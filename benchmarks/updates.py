@@ -173,15 +173,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embedder", default="minilm", help="minilm (bundled), hash, or a sentence-transformers name")
     ap.add_argument("--data", default=None, help="path of updates_dev.json (default: ../shared/data/updates/)")
     ap.add_argument("--fails", action="store_true", help="list failing cases with their top hits")
-    ap.add_argument("--update-model", action="store_true",
-                    help="turn on the learned update reader (lifecycle.update_model, opt-in)")
+    ap.add_argument("--no-update-model", dest="update_model", action="store_false",
+                    help="turn off the learned update reader (lifecycle.update_model), for the rules' figures alone")
     ap.add_argument("--out", default=None, help="write the figures as JSON here")
     ap.add_argument("--llm", default=None,
                     help="judge the pairs the rules leave open with a local model: 0.5b, 1.5b or a GGUF path "
                          "(benchmarks/local_llm.py says what to install)")
     args = ap.parse_args(argv)
-    if args.update_model:
-        LIFECYCLE["update_model"] = True
+    LIFECYCLE["update_model"] = args.update_model
     cases = [c for c in load_cases(Path(args.data) if args.data else None) if in_split(c["id"], args.split)]
     llm = None
     if args.llm:

@@ -69,9 +69,9 @@ class LifecycleConfig(BaseModel):
         "Cosine from which the word-by-word template rules compare two facts (at most 0.35 is used); the slot "
         "rules read a new fact's nearest stored facts at any closeness."))
     llm_judge: bool = Field(True, description="Ask engine.llm about close pairs the rules leave undecided.")
-    update_model: bool = Field(False, description=(
-        "Ask the bundled learned reader (hindsight_core/lifecycle/update_model.py) about related pairs the rules "
-        "and the LLM leave undecided (opt-in: it still supersedes some additions and slows capture of dense facts)."))
+    update_model: bool = Field(True, description=(
+        "Ask the bundled learned reader (hindsight_core/lifecycle/update_model.py) about the closest related pairs "
+        "the rules and the LLM leave undecided (a pass of a small model per capture of a fact with such pairs)."))
     auto_history: bool = Field(True, description="A query about the past ('what was it before?') includes history.")
     consolidate_every: int = Field(50, ge=0, description="New units that trigger background consolidation (0: off).")
     consolidate_after_s: float = Field(6 * 3600.0, ge=0.0, description="Seconds after which new units trigger it (0: off).")
