@@ -274,7 +274,8 @@ def same_frame_other_subject(older: str, newer: str, o: Reading, n: Reading) -> 
         True
     """
     owner_o, owner_n = _OWNED.match(older), _OWNED.match(newer)
-    if owner_o and owner_n and owner_o.group(1) != owner_n.group(1) and owner_o.group(2) == owner_n.group(2):
+    if (owner_o and owner_n and owner_o.group(1) != owner_n.group(1) and owner_o.group(2) == owner_n.group(2)
+            and not {owner_o.group(1).lower(), owner_n.group(1).lower()} & STOP):  # "It's now ..." has no owner
         return True  # "Chen's manager is Nadia" after "Nadia's manager is now Zoe"
     subject_o, subject_n = set(key_and_value(older)[0]), set(key_and_value(newer)[0])
     if not subject_o or not subject_n or subject_o <= subject_n:

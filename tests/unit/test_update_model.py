@@ -143,3 +143,11 @@ def test_the_next_of_a_numbered_series_is_not_read():
 def test_the_same_said_of_another_subject_is_not_read(older, newer):
     """On the lifecycle benchmark's templated bank a refit reader took these for updates (0.956, 0.965, 0.96)."""
     assert not judgeable(older, newer)
+
+
+def test_a_pronoun_is_no_owner():
+    from hindsight_core.lifecycle.slots import read
+    from hindsight_core.lifecycle.update_rules import same_frame_other_subject
+
+    older, newer = "It's now on Tuesdays.", "That's now on Fridays."
+    assert not same_frame_other_subject(older, newer, read(older), read(newer))
