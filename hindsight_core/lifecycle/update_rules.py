@@ -258,25 +258,16 @@ def numbered_apart(older: str, newer: str) -> bool:
     return bool(o and n and o.group(1).lower() == n.group(1).lower() and o.group(2).lower() != n.group(2).lower())
 
 
-#: A text that opens with someone's thing: "Nadia's manager ...", "the Okafors' dog ...".
-_OWNED = re.compile(r"^\W*(?:the\s+)?([A-Z][\w-]*)['’]s?\s+([a-z][\w-]*)")
-
-
 def same_frame_other_subject(older: str, newer: str, o: Reading, n: Reading) -> bool:
-    """The later text says the same thing of another subject: it opens with another owner's thing of
-    one name ("Chen's manager is Nadia" after "Nadia's manager is now Zoe"), or its words besides its
-    subject and values are the earlier text's and its subject lacks a word of the earlier subject ("The
-    search api migrated its data to pg-9" after "The reporting gateway migrated its data to pg-56").
+    """The later text says the same thing of another subject: its words besides its subject and values
+    are the earlier text's and its subject lacks a word of the earlier subject ("The search api migrated
+    its data to pg-9" after "The reporting gateway migrated its data to pg-56").
 
     Example:
         >>> a, b = "The reporting gateway migrated its data to pg-56.", "The search api migrated its data to pg-9."
         >>> same_frame_other_subject(a, b, read(a), read(b))
         True
     """
-    owner_o, owner_n = _OWNED.match(older), _OWNED.match(newer)
-    if (owner_o and owner_n and owner_o.group(1) != owner_n.group(1) and owner_o.group(2) == owner_n.group(2)
-            and not {owner_o.group(1).lower(), owner_n.group(1).lower()} & STOP):  # "It's now ..." has no owner
-        return True  # "Chen's manager is Nadia" after "Nadia's manager is now Zoe"
     subject_o, subject_n = set(key_and_value(older)[0]), set(key_and_value(newer)[0])
     if not subject_o or not subject_n or subject_o <= subject_n:
         return False
@@ -292,7 +283,8 @@ def judgeable(older: str, newer: str) -> bool:
     messages; on LoCoMo's chat it took one friendly reply for the update of another), and not two
     labelled speakers each in their own voice; and ``newer`` puts no other word in a word of the earlier
     subject's place (:func:`~hindsight_core.lifecycle.update_subjects.another_subject`), says the same of
-    another subject (:func:`same_frame_other_subject`) or of the next of a numbered series
+    another subject (:func:`same_frame_other_subject`) or of another owner's thing
+    (:func:`~hindsight_core.lifecycle.update_subjects.other_possessor`) or of the next of a numbered series
     (:func:`numbered_apart`), is no second
     statement of one template (:func:`~hindsight_core.lifecycle.update_subjects.parallel`) and does not
     build on the earlier value (:func:`builds_on`). The slot rules
@@ -310,8 +302,9 @@ def judgeable(older: str, newer: str) -> bool:
     o, n = read(older), read(newer)
     # one kind, two subjects: "The catalog gateway migrated its data to pg-6" / "The catalog service ... pg-18";
     # one template, two records: "worker 2 fact 7: host w2h7 runs ..." / "worker 2 fact 13: host w2h13 runs ..."
+    # another owner's thing: "Chen's manager is Nadia" after "Nadia's manager is now Zoe"
     return not (another_subject(older, newer, o, n) or same_frame_other_subject(older, newer, o, n)
-                or parallel(o, n) or builds_on(older, newer, o, n))
+                or other_possessor(older, newer) or parallel(o, n) or builds_on(older, newer, o, n))
 
 
 def _judge(older: str, newer: str, sim: float, glossed: bool = False) -> tuple[str | None, float]:

@@ -347,6 +347,9 @@ def _other_known_instance(subject: tuple[str, ...], o_raw: list[str], n_raw: lis
 
 
 _MINE = frozenset({"my", "our"})
+#: Words before "'s" that are no one ("It's now ...", "That's", "Let's"): they own nothing and report nothing.
+_NO_ONE = frozenset({"it", "that", "this", "what", "there", "here", "who", "let", "everyone", "everybody", "nobody",
+                     "someone", "somebody", "one", "he", "she", "they", "you", "we", "i"})
 #: "Mia's flight": a capitalised owner and the word after it.
 _NAMED_OWNER = re.compile(r"\b([A-Z][\w-]+)['’]s\s+(\w+)")
 _THEIRS = re.compile(r"\b(their|his|her|its|[\w-]+'s|[\w-]+’s)\s+(\w+)", re.I)
@@ -380,7 +383,7 @@ def other_possessor(older: str, newer: str, heads: tuple[str, ...] = ()) -> bool
         return False
     for m in _THEIRS.finditer(newer):
         owner = m.group(1).lower().replace("’", "'").removesuffix("'s")
-        if owner in o_raw or owner in _MINE:
+        if owner in o_raw or owner in _MINE or owner in _NO_ONE:  # "it's" is "it is"
             continue
         if any(same_word(stem_word(m.group(2).lower()), w) for w in owned):
             return True
@@ -432,7 +435,8 @@ def _another_qualified_owner(older: str, newer: str, heads: tuple[str, ...]) -> 
         if owner in said and which not in said and which not in STOP and which not in _NOT_WHICH and only_theirs(thing):
             return True
     opener = _NAMED_OWNER_OPENING.match(newer)  # "Raj's team does standup at 10"
-    return opener is not None and opener.group(1).lower() not in older_low and only_theirs(opener.group(2).lower())
+    return (opener is not None and opener.group(1).lower() not in older_low and opener.group(1).lower() not in _NO_ONE
+            and only_theirs(opener.group(2).lower()))
 
 
 #: Words before an owner that do not say which one ("the whole team's", "our new team's").
@@ -442,16 +446,18 @@ _NOT_WHICH = frozenset({"whole", "new", "old", "entire", "same", "usual", "own"}
 def _another_named_owner(older: str, newer: str, heads: tuple[str, ...]) -> bool:
     newer_low = newer.lower()
     opener = _OWNER_OPENING.match(newer)
-    stranger_opens = opener is not None and opener.group(1).lower() not in older.lower()
+    stranger_opens = (opener is not None and opener.group(1).lower() not in older.lower()
+                      and opener.group(1).lower() not in _NO_ONE)
     for m in _NAMED_OWNER.finditer(older):
         owner, thing = m.group(1).lower(), stem_word(m.group(2).lower())
-        if not any(same_word(thing, h) for h in heads) or _whole_word(owner).search(newer_low):
+        if owner in _NO_ONE or not any(same_word(thing, h) for h in heads) or _whole_word(owner).search(newer_low):
             continue
         if stranger_opens:
             return True  # "Pickle's daycare day" / "Jo's spaniel Bramble has moved to Thursdays": the other dog's
         for t in _THEIRS.finditer(newer):
             other = t.group(1).lower().replace("’", "'")
-            if other.endswith("'s") and other[:-2] != owner and same_word(stem_word(t.group(2).lower()), thing):
+            if (other.endswith("'s") and other[:-2] != owner and other[:-2] not in _NO_ONE
+                    and same_word(stem_word(t.group(2).lower()), thing)):
                 return True
     return False
 
@@ -469,8 +475,7 @@ _SPEAKER = re.compile(r"\b(" + _I + r")" + _NOT_HAD, re.I)
 _SPEAKERS = re.compile(r"\b(" + _I + r"|we|we're|we've|we'd|our|ours|us)" + _NOT_HAD, re.I)
 _TOLD_ME = re.compile(r"\b(told|tells|asked|sent|gave|showed|texted|emailed|messaged) (me|us)\b", re.I)
 _THIRD_PERSON = re.compile(r"\b(he|she|he's|she's|his|her|him|hers)\b", re.I)
-_REPORTS = re.compile(r"\b(?!(?:it|that|what|there|here|who|let|everyone|everybody|nobody|someone|somebody|one|"
-                      r"he|she|they|you|we|i)\b)"
+_REPORTS = re.compile(r"\b(?!(?:" + "|".join(sorted(_NO_ONE)) + r")\b)"
                       r"([a-z][a-z-]+)(?:'s|’s)?\s+(says|said|keeps|kept|told me|tells me|thinks|reckons|insists|"
                       r"insisted|swears)\b", re.I)
 _INNER_NAME = re.compile(r"(?<!^)(?<![.!?:]\s)\b([A-Z][a-z]+)")
