@@ -14,7 +14,8 @@ is not one statement of a value (a chat turn, a story), nor a question about a p
 did ..."), nor the speaker's own fact against another person's ("I prefer mornings" / "Chris told me
 he prefers afternoons"), nor one of a numbered series against its sibling ("U12 match" / "U14 game"),
 nor another of a kind as capture reads it (another instance, another branch of a named business, the
-same kind placed elsewhere), nor a later text naming another fact's value as the one it replaces.
+same kind placed elsewhere), nor a later text naming another fact's value as the one it replaces, nor
+one naming another one of the kind in place of a name the question asks by ("Studio B" for "Studio A").
 The signals:
 
 - how close the three texts are (cosines of the stored vectors), and whether the earlier statement
@@ -48,6 +49,7 @@ import re
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from hindsight_core.lifecycle._rival_weights import WEIGHTS
+from hindsight_core.lifecycle.asked_names import names_another
 from hindsight_core.lifecycle.rivals import _STRONG_SLOTS, _numbers, _place, _present, _reversed, value_and_new
 from hindsight_core.lifecycle.slots import content, read
 from hindsight_core.lifecycle.update_cues import (assertive_part, clause_look_alike, denies, is_addition, look_alike,
@@ -136,6 +138,8 @@ def _text_signals(older: str, newer: str, query: str) -> tuple[float, ...] | Non
     older, newer = said(older), said(newer)
     if not asks_about_now(query) or not one_belief(older):
         return None  # a past event is not updated; a chat turn or a story is no one value to replace
+    if names_another(older, newer, query):
+        return None  # "new desk going into Studio B" for "What mixing desk is in Studio A?"
     about = relations(older)
     if denies(newer) or look_alike(newer, about) is not None:
         return None

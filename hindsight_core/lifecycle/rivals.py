@@ -17,7 +17,9 @@ names the attribute the two disagree on, and the later statement answers it.
   the same possessor ("my sister" is not "their sister"), the same instance ("staging", not
   "prod") and the same subject ("the *ML* team's budget" is not "the *data* team's"), names no other
   value as the one it replaces ("picks him up at 6:05 not 6:20" is not when the session starts), and
-  is no plain statement of another attribute of it ("The shed is painted green." / "The shed has a padlock.");
+  is no plain statement of another attribute of it ("The shed is painted green." / "The shed has a padlock."),
+  and names no other one in place of a name the question asks by ("Studio B" for "Studio A":
+  :mod:`~hindsight_core.lifecycle.asked_names`);
 - the earlier value is gone from the later text, and the later text states a value of its kind (a
   slot only the question's own words give, "office" in "office wifi", is none):
   a number for a number, a place name for a place name, the opposite attitude ("can't stand" /
@@ -49,6 +51,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from hindsight_core.lifecycle.asked_names import names_another
 from hindsight_core.lifecycle.slots import STOP, Reading, content, hyphenated_word, names, read, same_word, slots
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, look_alike, relations,
                                                   update_cue, without_effective_time)
@@ -177,8 +180,8 @@ def rival(older: str, newer: str, query: str) -> str | None:
 
 def _rival(older: str, newer: str, query: str) -> str | None:
     older, newer = said(older), said(newer)
-    if not one_belief(older) or denies(newer):
-        return None
+    if not one_belief(older) or denies(newer) or names_another(older, newer, query):
+        return None  # (names_another: "Studio B" said of "What mixing desk is in Studio A?")
     o = read(older)
     about = relations(older)
     if look_alike(newer, about) is not None:
