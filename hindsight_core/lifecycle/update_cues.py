@@ -235,12 +235,17 @@ def _is_question(clause: str) -> bool:
 
 
 #: A question typed without its mark: an auxiliary, its subject, a bare verb ("does dad need 10mg now",
-#: "should we swap the router for a Meraki"); not a request ("can you swap it in wherever ..."), nor
-#: "did 5k today".
-_ASKED_BARE = re.compile(r"^\W*(?:does|do|did|should|shall|could|can|would)\s+(?!you\b)"
+#: "should we swap the router for a Meraki"), or a permission or a report asked after ("is he allowed
+#: to ...", "has anyone said ..."); not a request ("can you swap it in wherever ..."), nor "did 5k today".
+_ASKED_BARE = re.compile(r"^\W*(?:(?:does|do|did|should|shall|could|can|would)\s+(?!you\b)"
                          r"(?:i|we|he|she|they|it|(?:the|my|our)(?: [\w-]+){1,3}?|(?-i:[a-z])\w+)\s+"
                          r"(?:still\s+|really\s+)?(?:need|want|have|get|go|take|stay|keep|switch|swap|move|use|start|"
-                         r"stop|try|change|be|pay)\b", _F)
+                         r"stop|try|change|be|pay)\b|"
+                         # "is Dimitri allowed to play now", "has someone said diesel can go in": who may or who said
+                         r"(?:is|are)\s+(?:i|we|he|she|they|it|(?:the|my|our)(?: [\w-]+){1,2}?|[\w-]+)\s+"
+                         r"(?:still\s+)?(?:allowed|able|meant|supposed|cleared|ok|okay|sure)\b|"
+                         r"(?:has|have)\s+(?:anyone|anybody|someone|somebody|he|she|they|we)\s+"
+                         r"(?:said|told|confirmed|agreed|decided|heard|checked|asked|changed|moved)\b)", _F)
 
 
 #: Two values put to the listener, the question mark left off ("standup still 9:30 or did it move to 10").

@@ -167,6 +167,9 @@ def test_look_alikes_of_those_forms_are_not_updates(older, newer):
     ("found a photo of dad with the Ford Capri he had in the eighties", "past_event"),
     ("no, the all-hands did not move to Wednesdays, that was a calendar glitch", "denial"),
     ("we did not switch coffee to Lavazza, that email was a phishing test", "denial"),
+    # a question typed without its mark: who may, or who said so
+    ("is the new intern allowed to sign off deploys now, she asked me this morning", "question"),
+    ("has anyone confirmed the quiz moved to the Crown, the flyer still says the Swan", "question"),
 ])
 def test_new_look_alike_shapes(text, form):
     assert look_alike(text) == form
@@ -178,6 +181,7 @@ def test_new_look_alike_shapes(text, form):
     "switched the phone plan to Unlimited",  # "plan to" after a noun: the plan is a thing
     "she said no more meetings on Fridays, they are on Thursdays now",  # "said no more" is no refusal
     "the deploy glitch is fixed and billing now listens on 9090",  # a glitch named, no denial
+    "the new intern is allowed to sign off deploys now",  # "is ... allowed" not opening: a statement
 ])
 def test_update_shapes_that_are_not_look_alikes(text):
     assert look_alike(text) is None
