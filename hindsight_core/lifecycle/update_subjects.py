@@ -469,7 +469,11 @@ _PEOPLE_HAD = (r"(husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|roommat
                r"colleague|kid|kids|son|daughter|boss|coach|doctor|dentist|physio|therapist|manager)")
 _NOT_HAD = r"\b(?!\s+" + _PEOPLE_HAD + r"\b)"  # "my sister" names another person, not the speaker
 _SELF_OPENING = re.compile(r"^\W*(?:(?:noted|note|fyi|reminder|allerg(?:y|ies)|preferences?|update)\s*:\s*)?"
+                           r"(?:(?:how|what|where|when|why)\s+)?"  # "How I take my tea: ..."
                            r"(?:i|i'm|i've|i'd|i'll|my|mine)" + _NOT_HAD, re.I)
+#: The earlier statement opens on a named person's own way ("Priya wants invites with a Meet link").
+_PERSON_OPENING = re.compile(r"^\W*(?-i:([A-Z][a-z]+))\s+(?:always\s+|never\s+|only\s+)?"
+                             r"(?:wants|prefers|likes|loves|hates|takes|drinks|eats|needs|uses)\b", re.I)
 _I = r"i|i'm|i've|i'd|i'll|my|mine|myself"
 _SPEAKER = re.compile(r"\b(" + _I + r")" + _NOT_HAD, re.I)
 _SPEAKERS = re.compile(r"\b(" + _I + r"|we|we're|we've|we'd|our|ours|us)" + _NOT_HAD, re.I)
@@ -554,6 +558,9 @@ def about_someone_else(older: str, part: str, message: str = "") -> bool:
     if (relative is not None and re.search(rf"\b{relative.group(1)}\b", older)
             and not re.search(rf"\b{relative.group(2)}", older, re.I)):
         return True
+    person = _PERSON_OPENING.match(older)
+    if person is not None:
+        return _another_persons_way(older, part, message, person.group(1))
     if not _SELF_OPENING.match(older):
         return False
     part = _TOLD_ME.sub("", part)
@@ -578,6 +585,28 @@ def about_someone_else(older: str, part: str, message: str = "") -> bool:
     if kin is not None and re.search(rf"\b{kin.group(1)}\b(?!['’]s)", first, re.I):
         return False
     return bool(_THIRD_PERSON.search(first)) and not any(n.lower() in part_low for n in _INNER_NAME.findall(older))
+
+
+def _another_persons_way(older: str, part: str, message: str, person: str) -> bool:
+    """The earlier statement is ``person``'s own way ("Priya wants ...") and ``part``, not naming them,
+    opens on or reports another person's, told in the third person ("Hamish says he much prefers Zoom")."""
+    whole = message or part
+    if _whole_word(person.lower()).search(whole.lower()) or not _THIRD_PERSON.search(whole):
+        return False
+    first = re.split(r"[.;!?]\s+|\s+[—–-]\s+", part, maxsplit=1)[0]
+    reporter = _REPORTS.search(first)
+    if reporter is not None and not _SELF_REPORTED.match(first, reporter.end()):
+        return False  # "vet says biscuits getting porky": the vet reports on another, maybe the same one
+    other = reporter or _OTHER_OPENING.match(first)
+    return (other is not None and other.group(1).lower() not in older.lower()
+            and other.group(1).lower() not in _NOT_SOMEONE and not _KIN_WORD.fullmatch(other.group(1)))
+
+
+#: A report of the reporter's own way: "says he much prefers", "reckons she'd rather".
+_SELF_REPORTED = re.compile(r"\s+(?:that\s+)?(?:he|she|they)\b", re.I)
+#: What a person is called by kin, whatever their name ("Mum's stopped taking sugar" of Margaret).
+_KIN_WORD = re.compile(r"(?:grand|step)?(?:mum|mom|mother|dad|father|ma|pa|nan|nana|gran|granny|grandma|grandpa|"
+                       r"sis|bro|sister|brother|auntie|aunt|uncle|hubby|wife|husband)", re.I)
 
 
 #: The speaker's relative as the earlier subject ("My grandmother ..."): "she" in the later text is her.

@@ -525,6 +525,13 @@ def test_updates_with_words_of_look_alikes_stay_updates(text):
     ("I prefer window seats.", "I prefer the aisle now, he says it's easier to get out", False),  # the speaker's own
     ("My sister Ines lives in Porto.", "helped Ines unpack, her new flat in Braga is tiny", False),  # a person had
     ("My laptop runs Fedora 39, Marek set it up.", "marek upgraded the laptop to fedora 41, he says it's faster", False),
+    ("What I order at Luigi's: the four cheese, extra basil.", "Tomasz's gone off cheese, he gets the marinara now", True),
+    # a named person's own way, then another person's
+    ("Ingrid prefers the window desk by the plants.", "Okoro says he'd much rather have the window desk, noting it", True),
+    ("Ingrid prefers the window desk by the plants.", "Okoro's switched to the window desk, he says the light helps", True),
+    ("Ingrid prefers the window desk by the plants.", "Ingrid's moved to the quiet room, she says the window is cold", False),
+    ("Ingrid prefers the window desk by the plants.", "facilities says the window desk is cold so she moved inside", False),
+    ("Ingrid prefers the window desk by the plants.", "Mum's moved to the quiet room now, she says it's warmer", False),
 ])
 def test_the_speakers_fact_against_another_persons(older, newer, other):
     from hindsight_core.lifecycle.update_subjects import about_someone_else
