@@ -153,7 +153,7 @@ _SETS_STRAIGHT = re.compile(r"\s+(?:corrected|reminded) (?:me|us)\b", _F)
 #: Where a clause ends: punctuation, the end, or a joining "so" / "and" / "but".
 _CLAUSE_END = r"(?=\s*([.,!?;:)]|$|(so|and|but)\b))"
 _ADDITION = re.compile(r"\b(also|as well|too" + _CLAUSE_END + r"|another|second|additionally|"
-                       r"in addition|satellite|on top of|(?:an? (?:extra|additional)|one more)"
+                       r"in addition|satellite|on top of|alongside|(?:an? (?:extra|additional)|one more)"
                        r"(?! (?:\w+ )?(?:minute|hour|day|week|month|year)s?\b)|"
                        # "added two tetras to the tank", "we're adding a vegan brownie to the cabinet"
                        r"add(?:ed|ing)\b[^.;]{1,40}\b(to|into) (the|our|my|his|her|their))\b", _F)

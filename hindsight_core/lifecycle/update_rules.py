@@ -672,7 +672,8 @@ def _as_written(word: str) -> str:
 
 
 #: The old value a message names beside the new one: "8:10 not 8:25", "instead of 8:25", "(was 8:25)".
-_NAMED_OLD = re.compile(r"\b(?:not|instead of|rather than|was)\s+(\d[\d:.,]*(?:\s?[ap]m)?)", re.I)
+_NAMED_OLD = re.compile(r"\b(?:not|instead of|rather than|was|(?:chang\w*|went|gone|moved|up|down|increased|decreased|"
+                        r"dropped|bumped|cut|raised|reduced|jumped|fell|rose)\s+from)\s+(\d[\d:.,]*(?:\s?[ap]m)?)", re.I)
 
 
 #: Words before a number that labels a thing rather than counting it ("locker 318", "room 12").

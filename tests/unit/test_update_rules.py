@@ -1312,7 +1312,19 @@ def test_adding_one_to_the_others_is_an_addition():
     from hindsight_core.lifecycle.update_cues import is_addition
 
     assert is_addition("we're adding a gluten-free scone to the counter from Tuesday")
+    assert is_addition("the cafe's adding oat lattes alongside the usual flat whites")
     assert not is_addition("we're swapping the scones for muffins from Tuesday")
+
+
+def test_a_number_said_to_have_changed_from_another_value_is_another_facts():
+    """"estimate went from 8 to 13": the change is of a value the earlier statement does not hold."""
+    from hindsight_core.lifecycle.update_rules import replaces_another
+
+    older = "The Harbour app is in testing, sprint 9."
+    assert replaces_another(older, "Harbour estimate went from 8 to 13 points after grooming")
+    assert judge_update(older, "Harbour estimate went from 8 to 13 points after grooming", 0.8) is None
+    assert not replaces_another("The Harbour app estimate is 8 points.", "Harbour estimate went from 8 to 13 points")
+    assert not replaces_another(older, "the Harbour app is open from 9 to 5 now")  # a range, not a change
 
 
 def test_thinking_we_try_another_one_next_year_is_a_plan():
