@@ -84,6 +84,7 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(going|goes|went|put it|putting it) back where (it|they) (was|were|belongs?)\b|"
         r"\brolled (it )?back\b|\breverted\b|"
         r"\bsaid (no(?!\s+(more|longer))|absolutely not)\b|\bturned (us|it|that|me) down\b|\b(refused|declined)\b|"
+        r"\b(answer|reply|response) was (an? )?(\w+ )?no\b(?!\s+(more|longer))|"  # "tried to ... answer was a flat no"
         # a request, then the answer ("asked mrs hale to move her to thursdays, no slots")
         r"\basked\b[^.;]{0,60}[,;—–-]\s*(no|nope|nah|no slots?|no space|no room|(s?he|they) (couldn'?t|can'?t)|"
         r"not possible|fully booked|full)\b|"
@@ -459,7 +460,8 @@ def handover_only(text: str) -> bool:
 
 
 #: A clause that says its thing did not change: "Family plan unchanged", "the fee stays the same".
-_UNCHANGED = re.compile(r"\b(unchanged|stays? the same|stays? as (?:is|it is)|as before|no change|stays? put|"
+_UNCHANGED = re.compile(r"\b(unchanged|untouched|unaffected|not (?:touched|affected)|stays? the same|stays? as (?:is|it is)|"
+                        r"as before|no change|stays? put|"
                         r"stays? (?:on|with) (?:the |her |his |their |its |my |our )?(?:usual|same|old))\b", _F)
 #: Clause breaks for :func:`said_unchanged`: lines, bullets, sentences, commas, "but".
 _UNCHANGED_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+|[;|\u2022]|,\s*|\s+but\s+")

@@ -49,7 +49,7 @@ from hindsight_core.lifecycle.update_statements import (addressed_to_user, field
 from hindsight_core.lifecycle.update_subjects import (about_someone_else, another_subject, flipped, negates_another,
                                                       named_branch, owner_swapped, place_swapped,
                                                       other_instance, other_possessor, parallel, sibling_fact,
-                                                      subject_replaced, subject_substituted, swapped)
+                                                      subject_replaced, subject_substituted, swapped, INSTANCE_WORDS)
 from hindsight_core.lifecycle.update_values import (magnitude, near_removal, one_number_per_slot, qualifier_swapped,
                                                     record_broken, replaced_in_kind, same_number_kind, same_shape,
                                                     states_new_value, value_removed)
@@ -328,8 +328,9 @@ def _judge(older: str, newer: str, sim: float, glossed: bool = False) -> tuple[s
         return None, 0.0
     # "hotel: Harbour Inn, unchanged", "Mochi stays on her usual": the thing is kept, however the rest reads
     named = [w for w in subject if _capitalised(w, older)]  # "Mochi"
+    instance = [w for w in subject if w in INSTANCE_WORDS]  # "staging kafka: dropped retention ... prod untouched"
     if any(words and said_unchanged(words, newer)
-           for words in (list(key_heads(subject, None, value, subject_head(older))), list(subject), named)):
+           for words in (list(key_heads(subject, None, value, subject_head(older))), list(subject), named, instance)):
         return None, 0.0
     if _back_to_earlier(o, newer, value):
         return None, 0.0  # "switched him to Acana for a week, tummy went funny, back on Nordpaw": it stands

@@ -23,7 +23,7 @@ from hindsight_core.lifecycle.update_keys import (DAY_OR_MONTH, MAIN_VERB, NOT_V
 
 __all__ = ["swapped", "flipped", "parallel", "subject_substituted", "subject_replaced", "another_subject",
            "other_instance", "other_possessor", "about_someone_else", "negates_another", "sibling_fact",
-           "place_swapped", "owner_swapped", "named_branch"]
+           "place_swapped", "owner_swapped", "named_branch", "INSTANCE_WORDS"]
 
 _PARALLEL_MAX = 14  # content words; longer texts are messages, not template facts
 _SHORT_STATEMENT = 6  # content words of a one-fact statement ("The auth api moved to port 3896.")
@@ -283,7 +283,7 @@ _NEGATIONS = frozenset({"no", "not", "never", "without"})
 
 #: Qualifiers that pick one instance among several of a kind: environments, regions, platforms,
 #: sides. A capitalised word or an acronym ("the *Berlin* offsite", "our *EU* cluster") does too.
-_INSTANCE_WORDS = frozenset("""staging stage prod production dev development test testing qa uat sandbox preview
+INSTANCE_WORDS = frozenset("""staging stage prod production dev development test testing qa uat sandbox preview
 canary demo local internal external public private primary replica secondary backup north south east west
 northern southern eastern western central eu us uk emea apac latam frontend backend front back web mobile
 desktop ios android mac windows linux server client upstairs downstairs""".split())
@@ -293,7 +293,7 @@ _RAW = re.compile(r"[\w'’.-]+")
 def _instance_word(word: str, text: str) -> bool:
     """``word`` names an instance in ``text``: a known qualifier, an acronym, or capitalised
     anywhere but at the start of ``text``."""
-    if word in _INSTANCE_WORDS:
+    if word in INSTANCE_WORDS:
         return True
     for m in _whole_word(word).finditer(text):
         raw = m.group(0)
@@ -338,11 +338,11 @@ def _other_known_instance(subject: tuple[str, ...], o_raw: list[str], n_raw: lis
     """An environment, region or platform word of the earlier subject is gone and another one stands
     right before a subject word the later text repeats ("Grafana for the *prod* cluster" / "the
     *staging* Grafana"): the qualifier need not sit next to the same noun in both."""
-    gone = [w for w in o_raw if w in _INSTANCE_WORDS and any(same_word(stem_word(w), s) for s in subject)
+    gone = [w for w in o_raw if w in INSTANCE_WORDS and any(same_word(stem_word(w), s) for s in subject)
             and not any(same_word(w, x) for x in n_raw)]
     if not gone:
         return False
-    return any(n_raw[j - 1] in _INSTANCE_WORDS and n_raw[j - 1] not in o_raw
+    return any(n_raw[j - 1] in INSTANCE_WORDS and n_raw[j - 1] not in o_raw
                and any(same_word(stem_word(n_raw[j]), s) for s in subject) for j in range(1, len(n_raw)))
 
 

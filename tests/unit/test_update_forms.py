@@ -170,6 +170,7 @@ def test_look_alikes_of_those_forms_are_not_updates(older, newer):
     # a question typed without its mark: who may, or who said so
     ("is the new intern allowed to sign off deploys now, she asked me this morning", "question"),
     ("has anyone confirmed the quiz moved to the Crown, the flyer still says the Swan", "question"),
+    ("we tried to get the venue to move the gala to the 9th, answer was a polite no", "failed_attempt"),
 ])
 def test_new_look_alike_shapes(text, form):
     assert look_alike(text) == form
@@ -182,6 +183,7 @@ def test_new_look_alike_shapes(text, form):
     "she said no more meetings on Fridays, they are on Thursdays now",  # "said no more" is no refusal
     "the deploy glitch is fixed and billing now listens on 9090",  # a glitch named, no denial
     "the new intern is allowed to sign off deploys now",  # "is ... allowed" not opening: a statement
+    "the answer was no longer B, the key says C now",  # "no longer": no refusal
 ])
 def test_update_shapes_that_are_not_look_alikes(text):
     assert look_alike(text) is None

@@ -1484,3 +1484,11 @@ def test_a_length_of_time_is_no_new_clock_time():
 
 def test_our_thing_said_again_beside_anothers_is_still_ours():
     assert judge_update(_STANDUP, "Jo's standup notes are in Confluence; standup itself is at 10 now", 0.6) is not None
+
+
+def test_the_earlier_instance_said_untouched_is_not_updated():
+    """"staging redis: ..., prod untouched": the change is another instance's; said of the other
+    instance, the change stands."""
+    older = "Prod Redis keeps sessions for 24 hours."
+    assert judge_update(older, "staging redis: cut the session TTL to 1 hour, prod untouched", 0.8) is None
+    assert judge_update(older, "prod redis: cut the session TTL to 1 hour, staging untouched", 0.8) is not None
