@@ -58,14 +58,14 @@ def names_another(older: str, newer: str, query: str) -> bool:
     ("the *PlayStation* port" for "the Switch port") or after the same capitalised word ("Studio *B*"
     for "Studio A")."""
     asked, new = _tokens(query), _tokens(newer)
-    said_before = {w.lower() for w in _tokens(older)} | {w.lower() for w in asked}
+    carried = {w.lower() for w in _tokens(older)}
+    said_before = carried | {w.lower() for w in asked}
     new_low = {w.lower() for w in new}
     initials = {_bare(m.group(1)) for m in _INITIAL.finditer(newer)}
     others = [(j, w) for j, w in enumerate(new)
               if _capitalised(w) and w.lower() not in said_before and w not in initials and not _DAY_OR_MONTH.match(w)]
     if not others:
         return False
-    carried = {w.lower() for w in _tokens(older)}
     for i, name in enumerate(asked[1:], start=1):  # the question's first word is capitalised anyway
         if not _capitalised(name) or name.lower() not in carried or _DAY_OR_MONTH.match(name):
             continue  # no name, or one the earlier statement does not carry: nothing to tell apart
