@@ -26,13 +26,13 @@ import functools
 import re
 
 from hindsight_core.lifecycle.slots import STOP
+from hindsight_core.lifecycle.update_keys import CALENDAR_WORD
 
 __all__ = ["names_another"]
 
 _TOKEN = re.compile(r"[A-Za-z0-9][\w'’-]*")
 #: The first word of a sentence, a line, a label or a list item: capitalised whatever it is.
 _INITIAL = re.compile(r"(?:^|[.!?:;\n]\s*|[-–—•|*>]\s+)([A-Za-z0-9][\w'’-]*)")
-_DAY_OR_MONTH = re.compile(r"^(mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.I)
 
 
 def _bare(word: str) -> str:
@@ -63,11 +63,11 @@ def names_another(older: str, newer: str, query: str) -> bool:
     new_low = {w.lower() for w in new}
     initials = {_bare(m.group(1)) for m in _INITIAL.finditer(newer)}
     others = [(j, w) for j, w in enumerate(new)
-              if _capitalised(w) and w.lower() not in said_before and w not in initials and not _DAY_OR_MONTH.match(w)]
+              if _capitalised(w) and w.lower() not in said_before and w not in initials and not CALENDAR_WORD.fullmatch(w)]
     if not others:
         return False
     for i, name in enumerate(asked[1:], start=1):  # the question's first word is capitalised anyway
-        if not _capitalised(name) or name.lower() not in carried or _DAY_OR_MONTH.match(name):
+        if not _capitalised(name) or name.lower() not in carried or CALENDAR_WORD.fullmatch(name):
             continue  # no name, or one the earlier statement does not carry: nothing to tell apart
         if (name in new) if len(name) == 1 else (name.lower() in new_low):
             continue  # "A" is a name only in capitals; "a" is an article

@@ -19,7 +19,7 @@ from hindsight_core.lifecycle.update_cues import update_cue
 
 __all__ = ["without_speaker_label", "speaker_label", "CLOSE_SIM", "RELATED_MIN_SIM", "MAIN_VERB", "is_tool_record", "NOT_VALUE", "key_and_value", "key_heads",
            "present", "number_like", "is_id", "ID_SHAPE", "other_id", "raw_words", "phrase_starts", "stem_word", "stranger", "MONTH",
-           "DAY_OR_MONTH", "another_id", "sibling_id", "raw_capitals"]
+           "DAY_OR_MONTH", "CALENDAR_WORD", "another_id", "sibling_id", "raw_capitals"]
 
 #: Cosine from which two statements sharing an attribute slot may be about the same thing even when
 #: the later one names the subject differently ("the main db" for "our primary Postgres instance").
@@ -229,6 +229,12 @@ def stranger(word: str, o_words: list[str]) -> bool:
 MONTH = re.compile(r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*", re.I)
 DAY_OR_MONTH = re.compile(r"(mon|tues|wednes|thurs|fri|satur|sun)day|(jan|febr)uary|march|april|may|june|july|"
                            r"august|(sept|nov|dec)ember|october", re.I)
+#: A whole word that is a weekday or a month, written out or cut short ("Sat", "Tues", "Sept", "Fridays"),
+#: for :meth:`re.Pattern.fullmatch`: unlike a prefix of :data:`DAY_OR_MONTH` it leaves "Mark", "Maya",
+#: "Monica" and "Sunita" names.
+CALENDAR_WORD = re.compile(r"(?:(?:mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(?:day)?s?|"
+                           r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+                           r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?", re.I)
 
 
 def other_subject_id(older: str, o: Reading, n: Reading) -> bool:

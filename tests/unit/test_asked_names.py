@@ -21,6 +21,9 @@ ANOTHER = [
     ("Harlow Bakery gets its flour from Marston Mills, 25 kg sacks.",
      "Harlow Deli switched their flour to Pennine Grain last week",
      "Where does Harlow Bakery get its flour?"),
+    # a name that merely starts like a month or a day is still a name
+    ("Maya's team uses Jenkins for CI.", "fyi Ravi's team switched to GitHub Actions last sprint",
+     "What does Maya's team use for CI?"),
 ]
 # (earlier statement, later update that keeps or never needed the name, question)
 SAME = [
@@ -30,6 +33,8 @@ SAME = [
      "Which day does Dr Okafor see patients?"),
     ("The client demo is on Monday.", "Client demo pushed to Wednesday, their CTO is away",
      "When is the client demo?"),
+    ("Pilates with Jo is on Tues evenings.", "pilates w/ Jo moved to Thurs, same time",
+     "Which evening is Pilates with Jo?"),
 ]
 
 
