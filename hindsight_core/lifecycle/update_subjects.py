@@ -347,9 +347,12 @@ def _other_known_instance(subject: tuple[str, ...], o_raw: list[str], n_raw: lis
 
 
 _MINE = frozenset({"my", "our"})
-#: Words before "'s" that are no one ("It's now ...", "That's", "Let's"): they own nothing and report nothing.
-_NO_ONE = frozenset({"it", "that", "this", "what", "there", "here", "who", "let", "everyone", "everybody", "nobody",
-                     "someone", "somebody", "one", "he", "she", "they", "you", "we", "i"})
+#: Words that name no one: pronouns, determiners, words of time and place. Before "'s" they own nothing
+#: and report nothing ("It's now ...", "That's", "Let's", "Today's"); nor does a clause opening on one
+#: speak of another person.
+_NO_ONE = frozenset("""it this that there here what which who let everything nothing something everyone someone
+nobody anyone the a an he she they you we i today tomorrow tonight now then everybody somebody one each all both
+either neither another other""".split())
 #: "Mia's flight": a capitalised owner and the word after it.
 _NAMED_OWNER = re.compile(r"\b([A-Z][\w-]+)['’]s\s+(\w+)")
 _THEIRS = re.compile(r"\b(their|his|her|its|[\w-]+'s|[\w-]+’s)\s+(\w+)", re.I)
@@ -527,10 +530,6 @@ _RELATED_OPENING = re.compile(r"^\W*[A-Za-z][a-z]+(?:'s|’s)\s+(?:friend|best f
 #: honey", "turns out tobias is allergic to amoxicillin"), when "he" or "she" follows.
 _OTHER_OPENING = re.compile(r"^\W*(?:(?:turns out|apparently|fyi|btw|oh|so|update)[,:]?\s+)?([a-z]+)"
                             r"(?:'s|’s|\s+(?:is|has|was|wants|needs|says|said|prefers|likes|takes))\b", re.I)
-#: Openings that name no one: pronouns, determiners, words of time and place.
-_NOT_SOMEONE = frozenset("""it this that there here what which who everything nothing something everyone someone
-nobody anyone the a an he she they you we i today tomorrow tonight now then everybody somebody one each all both
-either neither another other""".split())
 
 
 def about_someone_else(older: str, part: str, message: str = "") -> bool:
@@ -578,7 +577,7 @@ def about_someone_else(older: str, part: str, message: str = "") -> bool:
     if reporter is not None and reporter.group(1).lower() not in older_low:
         return True
     opener = _OTHER_OPENING.match(first)  # "jordan's gone off honey - he wants ...", "turns out tobias is ... his"
-    if (opener is not None and opener.group(1).lower() not in older_low and opener.group(1).lower() not in _NOT_SOMEONE
+    if (opener is not None and opener.group(1).lower() not in older_low and opener.group(1).lower() not in _NO_ONE
             and _THIRD_PERSON.search(message or part)):  # a person ("clinic's moved it to 4pm" is the speaker's)
         return True
     kin = _MY_KIN.match(older)  # "My grandmother lives in Lyon" / "grandmother lives now in a care home ... her"
@@ -599,7 +598,7 @@ def _another_persons_way(older: str, part: str, message: str, person: str) -> bo
         return False  # "vet says biscuits getting porky": the vet reports on another, maybe the same one
     other = reporter or _OTHER_OPENING.match(first)
     return (other is not None and other.group(1).lower() not in older.lower()
-            and other.group(1).lower() not in _NOT_SOMEONE and not _KIN_WORD.fullmatch(other.group(1)))
+            and other.group(1).lower() not in _NO_ONE and not _KIN_WORD.fullmatch(other.group(1)))
 
 
 #: A report of the reporter's own way: "says he much prefers", "reckons she'd rather".
