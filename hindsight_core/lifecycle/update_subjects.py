@@ -465,11 +465,15 @@ def _another_named_owner(older: str, newer: str, heads: tuple[str, ...]) -> bool
     return False
 
 
+#: What family call one another ("Mum", "my gran", "her stepdad"), shared by the rules below.
+_FAMILY = (r"(?:grand|step)?(?:mum|mom|mother|dad|father|parents|son|daughter|sister|brother|sis|bro|wife|husband|hubby|"
+           r"partner|aunt|auntie|uncle|cousin|niece|nephew|ma|pa|nan|nana|gran|granny)")
+
+
 #: The speaker opens the earlier statement about themselves ("I prefer...", "My step goal is...", after a
 #: label such as "Noted:"), not about a person they have ("My sister lives in Porto").
-_PEOPLE_HAD = (r"(husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|roommate|flatmate|mom|mum|mother|dad|father|"
-               r"sister|brother|sis|bro|cousin|friend|aunt|uncle|niece|nephew|grandma|grandpa|granny|neighbou?r|"
-               r"colleague|kid|kids|son|daughter|boss|coach|doctor|dentist|physio|therapist|manager)")
+_PEOPLE_HAD = (r"(" + _FAMILY + r"|boyfriend|girlfriend|fianc[ée]e?|roommate|flatmate|friend|neighbou?r|colleague|"
+               r"coworker|kids?|children|boss|coach|teacher|doctor|dentist|physio|therapist|manager|landlord|ex)")
 _NOT_HAD = r"\b(?!\s+" + _PEOPLE_HAD + r"\b)"  # "my sister" names another person, not the speaker
 _SELF_OPENING = re.compile(r"^\W*(?:(?:noted|note|fyi|reminder|allerg(?:y|ies)|preferences?|update)\s*:\s*)?"
                            r"(?:(?:how|what|where|when|why)\s+)?"  # "How I take my tea: ..."
@@ -604,19 +608,15 @@ def _another_persons_way(older: str, part: str, message: str, person: str) -> bo
 #: A report of the reporter's own way: "says he much prefers", "reckons she'd rather".
 _SELF_REPORTED = re.compile(r"\s+(?:that\s+)?(?:he|she|they)\b", re.I)
 #: What a person is called by kin, whatever their name ("Mum's stopped taking sugar" of Margaret).
-_KIN_WORD = re.compile(r"(?:grand|step)?(?:mum|mom|mother|dad|father|ma|pa|nan|nana|gran|granny|grandma|grandpa|"
-                       r"sis|bro|sister|brother|auntie|aunt|uncle|hubby|wife|husband)", re.I)
+_KIN_WORD = re.compile(_FAMILY, re.I)
 
 
 #: The speaker's relative as the earlier subject ("My grandmother ..."): "she" in the later text is her.
-_MY_KIN = re.compile(r"^\W*my\s+((?:grand|step)?(?:mother|father|son|daughter|parents)|grand(?:ma|pa|dad)|gran|nan|"
-                     r"mum|mom|dad|sister|brother|aunt|uncle|cousin|wife|husband|partner)\b", re.I)
+_MY_KIN = re.compile(r"^\W*my\s+(" + _FAMILY + r")\b", re.I)
 
 
 #: People someone has: "my brother's *best friend*" is another person than my brother.
-_PERSON = re.compile(r"(?:\w+\s+)?(friend|wife|husband|partner|boyfriend|girlfriend|boss|manager|colleague|coworker|"
-                     r"neighbou?r|roommate|flatmate|son|daughter|kids?|children|mum|mom|dad|mother|father|sister|brother|"
-                     r"cousin|aunt|uncle|teacher|doctor|dentist|landlord|ex)\b", re.I)
+_PERSON = re.compile(r"(?:\w+\s+)?" + _PEOPLE_HAD + r"\b", re.I)
 
 
 def _only_as_owner(older: str, newer: str, heads: tuple[str, ...]) -> bool:
