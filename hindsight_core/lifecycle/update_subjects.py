@@ -536,6 +536,14 @@ _OTHER_OPENING = re.compile(r"^\W*(?:(?:turns out|apparently|fyi|btw|oh|so|updat
                             r"(?:'s|’s|\s+(?:is|has|was|wants|needs|says|said|prefers|likes|takes))\b", re.I)
 
 
+#: Where a message's first clause ends: a sentence, a dash, or ", but", ", so", ", which".
+_CLAUSE_END = re.compile(r",\s+(?=(?:but|so|and then|though|although|which)\b)|\s+but\s+|[.;!?]\s+|\s+[—–-]\s+")
+
+
+def _first_clause(text: str) -> str:
+    return _CLAUSE_END.split(text, maxsplit=1)[0]
+
+
 def about_someone_else(older: str, part: str, message: str = "") -> bool:
     """The earlier statement is the speaker's own ("I prefer morning meetings", "My step goal is
     10,000") and ``part`` (the stated part of the later text) is another person's affair in the
@@ -569,8 +577,7 @@ def about_someone_else(older: str, part: str, message: str = "") -> bool:
     part = _TOLD_ME.sub("", part)
     if _SPEAKER.search(part):
         return False
-    first = re.split(r",\s+(?=(?:but|so|and then|though|although|which)\b)|\s+but\s+|[.;!?]\s+|\s+[—–-]\s+", part,
-                     maxsplit=1)[0]
+    first = _first_clause(part)
     older_low, part_low = older.lower(), part.lower()
     owner = _NAMED_OWNER_OPENING.match(part)  # "Tom's gym slot is at 7:15 now so we won't overlap": Tom's, not mine
     if owner is not None and owner.group(1).lower() not in older_low and not DAY_OR_MONTH.match(owner.group(1)):
@@ -596,7 +603,7 @@ def _another_persons_way(older: str, part: str, message: str, person: str) -> bo
     whole = message or part
     if _whole_word(person.lower()).search(whole.lower()) or not _THIRD_PERSON.search(whole):
         return False
-    first = re.split(r"[.;!?]\s+|\s+[—–-]\s+", part, maxsplit=1)[0]
+    first = _first_clause(part)
     reporter = _REPORTS.search(first)
     if reporter is not None and not _SELF_REPORTED.match(first, reporter.end()):
         return False  # "vet says biscuits getting porky": the vet reports on another, maybe the same one
