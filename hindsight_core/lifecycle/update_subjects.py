@@ -295,6 +295,8 @@ def _instance_word(word: str, text: str) -> bool:
     anywhere but at the start of ``text``."""
     if word in INSTANCE_WORDS:
         return True
+    if not word:
+        return False  # a lone dash or dots ("Redis ... staging redis"): no word at all
     for m in _whole_word(word).finditer(text):
         raw = m.group(0)
         if raw.isupper() and len(raw) > 1 or (raw[0].isupper() and text[:m.start()].strip()):

@@ -446,6 +446,12 @@ def test_the_same_instance_or_a_reworded_noun_is_no_other_instance(older, newer)
     assert not other_instance(older, newer)
 
 
+def test_a_lone_dash_or_dots_before_the_subject_is_no_instance():
+    """A token that is only punctuation ("...", "-") reads as no word and names no instance (it used to raise)."""
+    assert other_instance("Redis ... staging redis is 6.2", "prod redis is 6.4")  # staging / prod, as without the dots
+    assert not other_instance("Redis - it is 6.2", "redis is 6.4 now")
+
+
 # A correction that names another subject (another person's, another numbered thing, another
 # two-word subject) corrects nothing said about the first one.
 @pytest.mark.parametrize("older,newer", [
