@@ -9,8 +9,9 @@ benchmarks.rival_model`` fits it and reports leave-one-set-out figures; the weig
 :mod:`~hindsight_core.lifecycle._rival_weights`).
 
 It never overrides the look-alike cues: a later text that as a whole asks, plans, supposes, denies
-or adds (:mod:`~hindsight_core.lifecycle.update_cues`) is no candidate; nor is an earlier text that
-is not one statement of a value (a chat turn, a story), nor a question about a past event ("When
+or adds (:mod:`~hindsight_core.lifecycle.update_cues`) is no candidate; nor is an earlier text with
+no one statement the question asks about (a chat turn, a story: a note of several sentences is read
+as its asked sentence, :func:`~hindsight_core.lifecycle.rivals.asked_statement`), nor a question about a past event ("When
 did ..."), nor the speaker's own fact against another person's ("I prefer mornings" / "Chris told me
 he prefers afternoons"), nor one of a numbered series against its sibling ("U12 match" / "U14 game"),
 nor another of a kind as capture reads it (another instance, another branch of a named business, the
@@ -50,12 +51,12 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from hindsight_core.lifecycle._rival_weights import WEIGHTS
 from hindsight_core.lifecycle.asked_names import names_another
-from hindsight_core.lifecycle.rivals import _STRONG_SLOTS, _numbers, _place, _present, _reversed, value_and_new
+from hindsight_core.lifecycle.rivals import _STRONG_SLOTS, asked_statement, _numbers, _place, _present, _reversed, value_and_new
 from hindsight_core.lifecycle.slots import content, read
 from hindsight_core.lifecycle.update_cues import (assertive_part, clause_look_alike, denies, is_addition, look_alike,
                                                   relations, split_clauses, update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import sibling_id, speaker_label
-from hindsight_core.lifecycle.update_rules import (about_someone_else, one_belief, other_instance, other_possessor,
+from hindsight_core.lifecycle.update_rules import (about_someone_else, other_instance, other_possessor,
                                                    replaces_another, said, subject_substituted, two_voices)
 from hindsight_core.lifecycle.update_subjects import named_branch, place_swapped
 
@@ -130,13 +131,13 @@ def _present_any(words: list[str], text: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _text_signals(older: str, newer: str, query: str) -> tuple[float, ...] | None:
     """The signals read off the words alone (cached: recall meets the same pairs again), or None
-    when the question asks about a past event or a supposition, the earlier text is no single statement (a chat turn,
-    a story) or the later text is a look-alike as a whole."""
+    when the question asks about a past event or a supposition, the earlier text has no one statement the
+    question asks about (a chat turn, a story) or the later text is a look-alike as a whole."""
     labels = speaker_label(older), speaker_label(newer)
     if (None not in labels and labels[0] != labels[1]) or two_voices(older, newer):
         return None  # "Sam: my goal is 1:55" / "Ellis: I'm going for sub-1:45": each speaker's own
-    older, newer = said(older), said(newer)
-    if not asks_about_now(query) or not one_belief(older):
+    older, newer = asked_statement(older, query), said(newer)
+    if older is None or not asks_about_now(query):
         return None  # a past event is not updated; a chat turn or a story is no one value to replace
     if names_another(older, newer, query):
         return None  # "new desk going into Studio B" for "What mixing desk is in Studio A?"

@@ -56,12 +56,13 @@ from hindsight_core.lifecycle.slots import STOP, Reading, content, hyphenated_wo
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, look_alike, relations,
                                                   update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import is_tool_record, sibling_id
+from hindsight_core.lifecycle.update_statements import is_episode, reported_turn, statement_parts
 from hindsight_core.lifecycle.update_languages import is_foreign, read_in_english, says_changed
 from hindsight_core.lifecycle.update_rules import (about_someone_else, another_id, key_and_value, one_belief,
                                                    other_instance, other_possessor, replaces_another, said,
                                                    sibling_fact, subject_substituted)
 
-__all__ = ["rival", "earlier_rivals", "value_and_new", "Statement", "Judge", "REASON", "ANCHOR_COVERAGE",
+__all__ = ["rival", "asked_statement", "earlier_rivals", "value_and_new", "Statement", "Judge", "REASON", "ANCHOR_COVERAGE",
            "QUESTION_COVERAGE", "MIN_GAP_S"]
 
 #: The reason :func:`rival` gives (also how recall's trace names it).
@@ -178,9 +179,34 @@ def rival(older: str, newer: str, query: str) -> str | None:
     return _rival(*glossed, query) if glossed is not None else found
 
 
+@functools.lru_cache(maxsize=4096)
+def asked_statement(older: str, query: str) -> str | None:
+    """What of the earlier text ``query`` asks about: the text itself when it states one belief, else
+    the one sentence (or clause, :func:`~hindsight_core.lifecycle.update_statements.statement_parts`) of a
+    note that states one and shares more of the question's words than any other
+    ("Biscuit's on the salmon kibble, half a scoop. Don't let Nadia sneak him toast." asked "What is
+    Biscuit fed?"), or None (a chat turn of feelings and news, two sentences that answer as well).
+
+    Example:
+        >>> asked_statement("Kiln B fires on Thursdays. Glaze orders close the Monday before.", "When does Kiln B fire?")
+        'Kiln B fires on Thursdays.'
+    """
+    text = said(older)
+    if one_belief(text):
+        return text
+    if is_episode(text) or reported_turn(older):
+        return None  # a story, or a turn of a talk: its sentences go on with each other
+    asked = set(read(query).tokens)
+    scored = sorted(((sum(_present(w, read(s)) for w in asked), s) for s in statement_parts(text)),
+                    key=lambda x: -x[0])
+    if len(scored) < 2 or scored[0][0] == 0 or scored[0][0] == scored[1][0] or not one_belief(scored[0][1]):
+        return None
+    return scored[0][1]
+
+
 def _rival(older: str, newer: str, query: str) -> str | None:
-    older, newer = said(older), said(newer)
-    if not one_belief(older) or denies(newer) or names_another(older, newer, query):
+    older, newer = asked_statement(older, query), said(newer)
+    if older is None or denies(newer) or names_another(older, newer, query):
         return None  # (names_another: "Studio B" said of "What mixing desk is in Studio A?")
     o = read(older)
     about = relations(older)
@@ -361,6 +387,6 @@ def _by_rule(earlier: list[Statement], newer: Statement, query: str) -> Statemen
     if len(scored) > 1 and scored[0][0] == scored[1][0]:
         return None  # it is about two facts equally: no telling which it replaces
     target = scored[0][2]
-    if not one_belief(said(target.text)):
+    if asked_statement(target.text, query) is None:
         return None  # a story or a chat turn is no one value to disagree with
     return target if rival(target.text, newer.text, query) is not None else None

@@ -19,8 +19,8 @@ import re
 from hindsight_core.lifecycle.slots import Reading, content, hyphenated_word, read
 
 __all__ = ["ATOMIC_MAX_WORDS", "RECORD_MAX_WORDS", "is_atomic", "one_sentence", "is_episode", "is_episode_turn",
-           "quoted_turn", "said",
-           "split_sentences", "one_belief", "without_instructions", "without_note_label", "lead_fact", "spelled_out",
+           "quoted_turn", "reported_turn", "said",
+           "split_sentences", "statement_parts", "one_belief", "without_instructions", "without_note_label", "lead_fact", "spelled_out",
            "addressed_to_user", "fields_joined"]
 
 #: Texts whose readings are kept: capture asks about both texts of each pair it compares, and a batch
@@ -130,6 +130,16 @@ def quoted_turn(text: str) -> bool:
     return _REPORTED.match(text) is not None
 
 
+#: The opening of reported speech, whatever follows its quote (LoCoMo's '... and shared a photo of ...').
+_REPORTED_OPENING = re.compile(r'^\s*[A-Z][\w.\'-]*(?: [A-Z][\w.\'-]*)?(?: said,?|:)\s*["\u201c]')
+
+
+def reported_turn(text: str) -> bool:
+    """A turn of a conversation reported as said, perhaps with what was shared after the quote: its
+    sentences tell a talk, not a note's facts one by one."""
+    return _REPORTED_OPENING.match(text) is not None
+
+
 @functools.lru_cache(maxsize=_CACHE)  # asked for both texts of every pair capture compares
 def said(text: str) -> str:
     """What a turn states: the quoted words of reported speech, without an opening address."""
@@ -151,6 +161,21 @@ def split_sentences(text: str) -> list[str]:
         else:
             out.append(sentence)
     return out
+
+
+def statement_parts(text: str) -> list[str]:
+    """The parts of a note that may each state one value: its sentences, one too long to be one value
+    cut at its dashes and semicolons ("Flour comes to the back door on Carver St — ring the bell, the
+    driver won't wait").
+
+    Example:
+        >>> parts = statement_parts("Flour deliveries from Hartley Mills come to the back door on Carver "
+        ...                         "Street — ring the bell, the driver will not wait around. Ask Jo for keys.")
+        >>> parts[0], len(parts)
+        ('Flour deliveries from Hartley Mills come to the back door on Carver Street', 3)
+    """
+    return [part for sentence in split_sentences(text)
+            for part in ([sentence] if one_belief(sentence) else _CLAUSE_BREAK.split(sentence))]
 
 
 def one_belief(text: str) -> bool:

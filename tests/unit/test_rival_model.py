@@ -162,3 +162,14 @@ def test_an_addition_opening_a_longer_message_is_never_judged():
 ])
 def test_another_of_a_kind_or_another_facts_value_is_not_judged(older, later, question):
     assert probability(older, later, question, NEAR) == 0.0
+
+
+def test_a_note_is_judged_by_the_sentence_the_question_asks_about():
+    """A pinned note of a fact and a remark is judged as its asked sentence; a chat story is not judged."""
+    note = "Nightly builds run on buildbox-02 under my desk. Do not reboot it during crunch week, ask first."
+    later = "the nightly is building on forge-ci now, buildbox-02 goes to recycling"
+    q = "Which machine runs the nightly builds?"
+    assert features(note, later, q, NEAR) == features("Nightly builds run on buildbox-02 under my desk.", later, q, NEAR)
+    assert features(note, later, q, NEAR) is not None
+    story = "I went to the lake yesterday with Sam. We rented a boat and it was lovely."
+    assert features(story, "Sam and I are going to the coast next weekend", "Where did we go with Sam?", NEAR) is None

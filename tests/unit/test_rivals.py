@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from hindsight_core.lifecycle.rivals import MIN_GAP_S, REASON, Statement, earlier_rivals, rival
+from hindsight_core.lifecycle.rivals import MIN_GAP_S, REASON, Statement, asked_statement, earlier_rivals, rival
 
 DAY = 86400.0
 
@@ -177,3 +177,30 @@ def test_another_value_named_as_replaced_is_another_facts():
     later = "the taxi for Gran's physio now comes at 9:05 not 9:20, they changed the route"
     assert rival(older, later, question) is None
     assert rival(older, "Gran's physio starts at 11am these days", question) == REASON
+
+
+# A note of several sentences: the question picks the one it asks about.
+NOTE = "Pottery club meets in the church hall on Thursdays. Bring your own apron, the clay is provided."
+
+
+def test_the_asked_sentence_of_a_note_is_what_the_question_is_about():
+    assert asked_statement(NOTE, "Where does pottery club meet?") == "Pottery club meets in the church hall on Thursdays."
+    assert asked_statement(NOTE, "Who provides the clay?") == "Bring your own apron, the clay is provided."
+    assert asked_statement("I drink my tea with honey.", "How do I drink my tea?") == "I drink my tea with honey."
+
+
+@pytest.mark.parametrize("text,question", [
+    (NOTE, "What time is dinner?"),  # no sentence shares a word with the question
+    ("Pottery club meets on Thursdays. The pottery club fee is £5.", "What about pottery club?"),  # a tie
+    ("I went to a pottery class yesterday. The teacher was lovely and I made a bowl.", "Where do I do pottery?"),
+    ('Mel said, "Pottery club meets in the church hall on Thursdays. The teacher is lovely."',
+     "Where does pottery club meet?"),  # a turn of a talk, reported: read whole, as a story
+])
+def test_a_note_without_one_asked_sentence_has_no_asked_statement(text, question):
+    assert asked_statement(text, question) is None
+
+
+def test_a_later_text_rivals_the_asked_sentence_of_a_note():
+    newer = "pottery club meets in the library annex now"
+    assert rival(NOTE, newer, "Where does pottery club meet?") == REASON
+    assert rival(NOTE, newer, "Who provides the clay?") is None  # the note's other sentence still holds
