@@ -182,8 +182,9 @@ def rival(older: str, newer: str, query: str) -> str | None:
 @functools.lru_cache(maxsize=4096)
 def asked_statement(older: str, query: str) -> str | None:
     """What of the earlier text ``query`` asks about: the text itself when it states one belief, else
-    the one sentence (or clause, :func:`~hindsight_core.lifecycle.update_statements.statement_parts`) of a
-    note that states one and shares more of the question's words than any other
+    the one sentence (or clause, :func:`~hindsight_core.lifecycle.update_statements.statement_parts`;
+    in another language none cut at a comma, as the rules read English) of a note that states one and
+    shares more of the question's words than any other
     ("Biscuit's on the salmon kibble, half a scoop. Don't let Nadia sneak him toast." asked "What is
     Biscuit fed?"), or None (a chat turn of feelings and news, two sentences that answer as well).
 
@@ -197,8 +198,8 @@ def asked_statement(older: str, query: str) -> str | None:
     if is_episode(text) or reported_turn(older):
         return None  # a story, or a turn of a talk: its sentences go on with each other
     asked = set(read(query).tokens)
-    scored = sorted(((sum(_present(w, read(s)) for w in asked), s) for s in statement_parts(text)),
-                    key=lambda x: -x[0])
+    parts = statement_parts(text, commas=not is_foreign(text))
+    scored = sorted(((sum(_present(w, read(s)) for w in asked), s) for s in parts), key=lambda x: -x[0])
     if len(scored) < 2 or scored[0][0] == 0 or scored[0][0] == scored[1][0] or not one_belief(scored[0][1]):
         return None
     return scored[0][1]

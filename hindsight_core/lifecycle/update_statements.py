@@ -163,10 +163,11 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
-def statement_parts(text: str) -> list[str]:
+def statement_parts(text: str, commas: bool = True) -> list[str]:
     """The parts of a note that may each state one value: its sentences, one too long to be one value
     cut at its dashes and semicolons ("Flour comes to the back door on Carver St — ring the bell, the
-    driver won't wait").
+    driver won't wait"), and (``commas``) a part still too long at its commas ("doors open 7:30
+    weekdays, 8:30 Sat, shut Sun, bake team in by 5:45").
 
     Example:
         >>> parts = statement_parts("Flour deliveries from Hartley Mills come to the back door on Carver "
@@ -174,8 +175,11 @@ def statement_parts(text: str) -> list[str]:
         >>> parts[0], len(parts)
         ('Flour deliveries from Hartley Mills come to the back door on Carver Street', 3)
     """
-    return [part for sentence in split_sentences(text)
-            for part in ([sentence] if one_belief(sentence) else _CLAUSE_BREAK.split(sentence))]
+    parts = [part for sentence in split_sentences(text)
+             for part in ([sentence] if one_belief(sentence) else _CLAUSE_BREAK.split(sentence))]
+    if not commas:
+        return parts
+    return [piece for part in parts for piece in ([part] if one_belief(part) else _COMMA_BREAK.split(part))]
 
 
 def one_belief(text: str) -> bool:
@@ -277,6 +281,7 @@ def addressed_to_user(text: str) -> str:
 _ANOTHER_FACT = re.compile(r"\b(also|as well|too|another|second|additionally|in addition|plus)\b", re.I)
 #: Where a remark joins a fact inside one sentence: a spaced dash or a semicolon.
 _CLAUSE_BREAK = re.compile(r"\s+[\u2014\u2013-]\s+|;\s+")
+_COMMA_BREAK = re.compile(r",\s+")
 #: A fact, then one remark about it: "Workshop paper deadline: 14 March. Let's have a draft a week before."
 _RIDER_SENTENCES = 2
 

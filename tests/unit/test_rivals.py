@@ -204,3 +204,21 @@ def test_a_later_text_rivals_the_asked_sentence_of_a_note():
     newer = "pottery club meets in the library annex now"
     assert rival(NOTE, newer, "Where does pottery club meet?") == REASON
     assert rival(NOTE, newer, "Who provides the clay?") is None  # the note's other sentence still holds
+
+
+BINS = ("General waste goes out Tuesday night for the Wednesday pickup, recycling goes every other Friday, "
+        "and the garden waste bin needs a council sticker renewed each April")
+
+
+def test_a_sentence_too_long_for_one_value_is_read_by_its_asked_clause():
+    assert asked_statement(BINS, "When does the recycling go out?") == "recycling goes every other Friday"
+    newer = "recycling goes every other Monday now, the council changed the rounds"
+    assert rival(BINS, newer, "When does the recycling go out?") == REASON
+    assert rival(BINS, newer, "When does general waste go out?") is None
+
+
+def test_a_note_in_another_language_is_not_cut_at_its_commas():
+    """The look-alike rules read English: a French clause cut at a comma may hold no value at all."""
+    note = ("Pour le séminaire de Lisbonne, on loge à l'hôtel Bairro Alto du 12 au 15 mai avec toute "
+            "l'équipe commerciale et les deux stagiaires")
+    assert asked_statement(note, "Which hotel are we at for the Lisbon seminar?") is None
