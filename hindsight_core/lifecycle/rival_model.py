@@ -136,9 +136,11 @@ def _text_signals(older: str, newer: str, query: str) -> tuple[float, ...] | Non
     labels = speaker_label(older), speaker_label(newer)
     if (None not in labels and labels[0] != labels[1]) or two_voices(older, newer):
         return None  # "Sam: my goal is 1:55" / "Ellis: I'm going for sub-1:45": each speaker's own
+    if not asks_about_now(query):
+        return None  # a past event is not updated
     older, newer = asked_statement(older, query), said(newer)
-    if older is None or not asks_about_now(query):
-        return None  # a past event is not updated; a chat turn or a story is no one value to replace
+    if older is None:
+        return None  # a chat turn or a story is no one value to replace
     if names_another(older, newer, query):
         return None  # "new desk going into Studio B" for "What mixing desk is in Studio A?"
     about = relations(older)

@@ -198,8 +198,13 @@ def asked_statement(older: str, query: str) -> str | None:
     if is_episode(text) or reported_turn(older):
         return None  # a story, or a turn of a talk: its sentences go on with each other
     asked = set(read(query).tokens)
+
+    def shared(part: str) -> int:
+        r = read(part)
+        return sum(_present(w, r) for w in asked)
+
     parts = statement_parts(text, commas=not is_foreign(text))
-    scored = sorted(((sum(_present(w, read(s)) for w in asked), s) for s in parts), key=lambda x: -x[0])
+    scored = sorted(((shared(s), s) for s in parts), key=lambda x: -x[0])
     if len(scored) < 2 or scored[0][0] == 0 or scored[0][0] == scored[1][0] or not one_belief(scored[0][1]):
         return None
     return scored[0][1]
