@@ -19,7 +19,7 @@ from hindsight_core.lifecycle.update_cues import update_cue
 
 __all__ = ["without_speaker_label", "speaker_label", "CLOSE_SIM", "RELATED_MIN_SIM", "MAIN_VERB", "is_tool_record", "NOT_VALUE", "key_and_value", "key_heads",
            "present", "number_like", "is_id", "ID_SHAPE", "other_id", "raw_words", "phrase_starts", "stem_word", "stranger", "MONTH",
-           "DAY_OR_MONTH", "CALENDAR_WORD", "another_id", "sibling_id", "raw_capitals"]
+           "DAY_OR_MONTH", "CALENDAR_WORD", "day_or_month", "another_id", "sibling_id", "raw_capitals"]
 
 #: Cosine from which two statements sharing an attribute slot may be about the same thing even when
 #: the later one names the subject differently ("the main db" for "our primary Postgres instance").
@@ -223,12 +223,21 @@ def stem_word(w: str) -> str:
 def stranger(word: str, o_words: list[str]) -> bool:
     """A content word the earlier text does not have, and no number, date or cue."""
     return bool(word) and word not in STOP and word not in NOT_VALUE and not number_like(word) \
-        and not DAY_OR_MONTH.match(word) and not update_cue(word) and not any(same_word(word, x) for x in o_words)
+        and not day_or_month(word) and not update_cue(word) and not any(same_word(word, x) for x in o_words)
 
 
 MONTH = re.compile(r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*", re.I)
 DAY_OR_MONTH = re.compile(r"(mon|tues|wednes|thurs|fri|satur|sun)day|(jan|febr)uary|march|april|may|june|july|"
                            r"august|(sept|nov|dec)ember|october", re.I)
+
+
+def day_or_month(word: str) -> bool:
+    """A weekday or a month written out, as a whole word, plural or possessive ("Fridays", "May's"):
+    unlike a prefix match of :data:`DAY_OR_MONTH`, "Maya", "Marchetti" and "Mayfield" are names."""
+    w = word.lower().removesuffix("'s").removesuffix("\u2019s")
+    return bool(DAY_OR_MONTH.fullmatch(w) or (w.endswith("s") and DAY_OR_MONTH.fullmatch(w[:-1])))
+
+
 #: A whole word that is a weekday or a month, written out or cut short ("Sat", "Tues", "Sept", "Fridays"),
 #: for :meth:`re.Pattern.fullmatch`: unlike a prefix of :data:`DAY_OR_MONTH` it leaves "Mark", "Maya",
 #: "Monica" and "Sunita" names.

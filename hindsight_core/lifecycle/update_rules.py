@@ -33,7 +33,7 @@ from hindsight_core.lifecycle.slots import (STOP, WHEN_SLOTS, Reading, abbreviat
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, relations, said_unchanged,
                                                   handover_only, shares_with_another, split_clauses, update_cue,
                                                   without_effective_time, without_shared_new)
-from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, DAY_OR_MONTH, NOT_VALUE, RELATED_MIN_SIM, another_id, is_id,
+from hindsight_core.lifecycle.update_keys import (CLOSE_SIM, NOT_VALUE, RELATED_MIN_SIM, another_id, day_or_month, is_id,
                                                   is_tool_record, key_and_value, key_heads, number_like,
                                                   other_subject_id, present, sibling_id, subject_head,
                                                   without_speaker_label, ID_SHAPE)
@@ -417,7 +417,7 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
     said_heads = [h for h in heads if not subject and h != verb and present(h, n)]  # "Booked *the Ibis*"
     if removed != "named" and said_heads and any(near_removal(c, said_heads, older) for c in split_clauses(part)):
         removed = "named"  # "cancelled the Ibis": the speaker's own value, named as gone
-    gone_names = [x for x in o.names if present(x, n) and not DAY_OR_MONTH.match(x) and not is_id(x)]
+    gone_names = [x for x in o.names if present(x, n) and not day_or_month(x) and not is_id(x)]
     if (removed != "named" and gone_names and _REPLACE_CUE.search(part)
             and any(not present(x, o) for x in n.names)
             and any(near_removal(c, gone_names, older) for c in split_clauses(part))):
@@ -767,7 +767,7 @@ _ACRONYM = re.compile(r"[A-Z]{2,4}")
 def _proper_name(name: str) -> bool:
     """A name (as :attr:`Reading.names` holds it) of a thing, a person or a place: no weekday or month
     and no lower-case hyphenated word."""
-    return not DAY_OR_MONTH.match(name) and not hyphenated_word(name)
+    return not day_or_month(name) and not hyphenated_word(name)
 
 
 def _named_value(older: str, o: Reading, value: tuple[str, ...]) -> bool:
@@ -845,5 +845,5 @@ def _arrow_from_value(older: str, part: str, n: Reading) -> bool:
 def _names_dropped(older: str, part: str, o: Reading, n: Reading) -> bool:
     """A name of the earlier statement recurs next to a removal cue ("we don't use Slack anymore"):
     the later text retires it, even when the two read like one template with two subjects."""
-    names = [x for x in o.names if present(x, n) and not DAY_OR_MONTH.match(x) and not is_id(x)]
+    names = [x for x in o.names if present(x, n) and not day_or_month(x) and not is_id(x)]
     return bool(names) and any(near_removal(c, names, older) for c in split_clauses(part))

@@ -17,7 +17,7 @@ from typing import Callable
 
 from hindsight_core.lifecycle.slots import Reading, STOP, content, read, same_word
 from hindsight_core.lifecycle.update_cues import update_cue
-from hindsight_core.lifecycle.update_keys import (DAY_OR_MONTH, MAIN_VERB, NOT_VALUE, key_and_value, number_like,
+from hindsight_core.lifecycle.update_keys import (MAIN_VERB, NOT_VALUE, day_or_month, key_and_value, number_like,
                                                   phrase_starts, present, raw_capitals, raw_words, stem_word,
                                                   stranger)
 
@@ -331,7 +331,7 @@ def other_instance(older: str, newer: str) -> bool:
             if (same_word(stem_word(n_raw[j]), stem_word(head)) and other not in o_set
                     and not (n_case[j] and not o_case[i + 1]) and _instance_word(other, newer)
                     and not number_like(other) and not update_cue(other)
-                    and not DAY_OR_MONTH.match(other)):
+                    and not day_or_month(other)):
                 return True
     return _other_known_instance(subject, o_raw, n_raw)
 
@@ -582,7 +582,7 @@ def about_someone_else(older: str, part: str, message: str = "") -> bool:
     first = _first_clause(part)
     older_low, part_low = older.lower(), part.lower()
     owner = _NAMED_OWNER_OPENING.match(part)  # "Tom's gym slot is at 7:15 now so we won't overlap": Tom's, not mine
-    if owner is not None and owner.group(1).lower() not in older_low and not DAY_OR_MONTH.match(owner.group(1)):
+    if owner is not None and owner.group(1).lower() not in older_low and not day_or_month(owner.group(1)):
         return True
     if _SPEAKERS.search(first):
         return False
@@ -738,7 +738,7 @@ def place_swapped(older: str, newer: str, missing: set[str]) -> bool:
             m = j + 1
             while m < len(n_words) - 1 and n_words[m] in _DETERMINERS:
                 m += 1
-            if (n_words[m] not in STOP and not DAY_OR_MONTH.match(n_words[m]) and not number_like(n_words[m])
+            if (n_words[m] not in STOP and not day_or_month(n_words[m]) and not number_like(n_words[m])
                     and not any(same_word(n_words[m], x) for x in o_words)):
                 return True
     return False
@@ -760,11 +760,11 @@ def owner_swapped(older: str, newer: str) -> bool:
         True
     """
     subject = key_and_value(older)[0]
-    olds = [m.group(2) for m in _OWNER_AFTER.finditer(older) if not DAY_OR_MONTH.match(m.group(2).lower())
+    olds = [m.group(2) for m in _OWNER_AFTER.finditer(older) if not day_or_month(m.group(2).lower())
             and any(same_word(stem_word(m.group(2).lower()), w) for w in subject)]  # the subject's, not the value's
     if not olds or any(_whole_word(w).search(newer) for w in olds):
         return False
-    return any(not DAY_OR_MONTH.match(m.group(2).lower()) and not _whole_word(m.group(2)).search(older)
+    return any(not day_or_month(m.group(2).lower()) and not _whole_word(m.group(2)).search(older)
                for m in _OWNER_AFTER.finditer(newer))
 
 

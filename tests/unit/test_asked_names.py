@@ -49,3 +49,15 @@ def test_another_named_one_does_not_answer(older, newer, question):
 def test_the_same_one_or_no_asked_name_is_not_another(older, newer, question):
     """An abbreviation ("Dr O"), a capital opening a sentence ("Client demo") or the same name kept."""
     assert not names_another(older, newer, question)
+
+
+@pytest.mark.parametrize("word, calendar", [
+    ("May", True), ("may's", True), ("Mondays", True), ("march", True), ("Sunday", True),
+    ("Maya", False), ("Marchetti", False), ("Mayfield", False), ("Sunita", False), ("Mondo", False),
+])
+def test_a_day_or_month_is_a_whole_word(word, calendar):
+    from hindsight_core.lifecycle.update_keys import day_or_month, stranger
+
+    assert day_or_month(word) is calendar
+    # a name that starts like a month is a word the earlier text lacks; the month itself is no value word
+    assert stranger(word.lower(), ["the", "gym"]) is not calendar

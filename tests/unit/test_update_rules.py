@@ -1498,3 +1498,9 @@ def test_the_earlier_instance_said_untouched_is_not_updated():
     older = "Prod Redis keeps sessions for 24 hours."
     assert judge_update(older, "staging redis: cut the session TTL to 1 hour, prod untouched", 0.8) is None
     assert judge_update(older, "prod redis: cut the session TTL to 1 hour, staging untouched", 0.8) is not None
+
+
+def test_a_name_that_starts_like_a_month_owns_the_thing():
+    # "Maya's" once read as "May" (a month), so the gym slot was not read as another person's
+    assert about_someone_else("My gym slot is at 6:30 on weekdays.", "Maya's gym slot is at 7:15 now so we won't overlap")
+    assert not about_someone_else("My gym slot is at 6:30 on weekdays.", "Monday's gym slot is at 7:15 now")
