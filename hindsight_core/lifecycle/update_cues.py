@@ -101,7 +101,11 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\bkept (it|them|things|everything|the \w+)( \w+)? (where|as|the way) (it|they) (was|were|is|are)\b|"
         r"\bdecided (not to|against)\b|\bcalled (it|the \w+) off\b|\b(was|were) going to\b[^.;]*\b(but|nixed|off)\b|"
         r"\bidea'?s? (has |was |got )?(been )?(dropped|scrapped|shelved|ditched|binned)\b|\bthat'?s off\b|\bnixed\b|"
-        r"\b(rejected|vetoed|voted down|shot down|turned down|dropped|scrapped|shelved) (it|that|this)\b", _F)),
+        r"\b(rejected|vetoed|voted down|shot down|turned down|dropped|scrapped|shelved) (it|that|this)\b|"
+        # "the committee voted it down", "was about to ask them to move it ... but", "we'd talked about
+        # extending it ... but", "forget I said anything"
+        r"\b(voted|shot|turned|knocked) (it|that|this|them) down\b|\b(was|were) about to\b[^.;]*\bbut\b|"
+        r"\b(talked|spoke|thought) about \w+ing\b[^.;]*\bbut\b|\bforget (i|we) (said|mentioned) (anything|it|that)\b", _F)),
     ("past_event", re.compile(
         # "back in 2019", "back in college"; not "back in stock", "back in active development"
         r"\b(back in (?:(19|20)\d\d|the day|the days|those days|college|school|uni|university|high school|the \w+s|"
@@ -135,7 +139,7 @@ _DENIAL = re.compile(
     # "... was 'cured' by some diet. It isn't.": a claim, then a sentence of its own saying it is not so
     r"(?:^|[.!?]\s+)(?:it|that) (?:isn'?t|is not|wasn'?t|was not)\s*[.!]|"
     # "... heard the deadline got pushed back - it hasnt, I rang them": the claim, then "it hasn't" alone
-    r"(?:[,;]|\s[—–-])\s*(?:it|that|they) (?:has|have|did|was|is)(?:n'?t| not)\s*[,.!;—–-]|"
+    r"(?:[,;]|\s[—–-])\s*(?:it|that|they|he|she) (?:has|have|did|was|is)(?:n'?t| not)\s*[,.!;—–-]|"
     r"\bit'?s (?:still )?the same (?:date|time|day|deadline|price|venue|place|slot)\b|"
     # a "no" to the rumour, then the thing said to stand: "no, Priya's still my manager", "nope, rent is still £1,150"
     r"^\W*(?:no|nope|nah)\b[,.!]*\s+(?:\w+\s+){0,2}?\w+(?:'s|’s| is| are)\s+still\b", _F)
@@ -175,7 +179,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?<!before )(?<!without )(?<!avoid )(?<!water )(?<!oil )(?<!nappy )(?<!diaper )(?<!filter )(?<!litter )"
         r"chang\w+|migrat(?:e|es|ed|ing|o)|relocat\w+|replac\w+|"
         r"renam\w+|upgrad\w+|downgrad\w+|reassign\w*|handed|hand(ed)? over|took over|takes? over|taken over|taking over|promot\w*|"
-        r"promo|went (up|down)|up to|down to|cut|rais\w+|lower\w*|bump\w*|trimm\w*|increas\w+|decreas\w+|reduc\w+|"
+        r"promo|went (up|down)|up to|down to|scal(?:ed|ing)(?: [\w-]+){0,4}? (?:up|out|down|back)\b|cut|rais\w+|lower\w*|bump\w*|trimm\w*|increas\w+|decreas\w+|reduc\w+|"
         # a sum a value goes to ("the fee goes to €60"; "went to 4 gigs" is no change)
         r"(?:goes|going|gone|went) to(?= [£$€]\s?\d)|"
         # a value set anew ("told the dairy to make it 4 litres"; "made it 5 km" is how far someone got)
@@ -329,7 +333,18 @@ def denies(text: str, subject: tuple[str, ...] = ()) -> bool:
     """
     if subject:
         text = " ".join(s for s in _SENT.split(text) if not _another_unchanged(s, subject))
-    return bool(_DENIAL.search(text))
+    if _DENIAL.search(text):
+        return True
+    m = _NOT_UNDER_WAY.search(text)
+    return m is not None and not _GOING_ELSEWHERE.search(text, m.end())
+
+
+_CHANGE_VERB = r"(?:put|rais|mov|chang|cut|bump|push|increas|reduc|extend|switch|drop)\w*"
+#: A change said not to be under way: "no, we're NOT putting the rates up to £275", "they aren't moving the office".
+_NOT_UNDER_WAY = re.compile(r"\b(?:(?:we|they|i|he|she)(?:'re|'m|'s| are| am| is) not|(?:we|they) aren'?t|"
+                            r"(?:he|she) isn'?t) (?:going to |gonna )?" + _CHANGE_VERB + r"\b", _F)
+#: ... unless another change follows: "we're not moving to Slack, we're moving to Teams", "..., it's going to York".
+_GOING_ELSEWHERE = re.compile(r"\b(?:we|they|it|he|she)(?:'re|'s| are| is) (?:\w+ing|going)\b|\b(?:instead|rather|but)\b", _F)
 
 
 #: A sentence saying only that one thing did not change: "deadline hasn't changed.", "the fee didn't change".

@@ -171,6 +171,12 @@ def test_look_alikes_of_those_forms_are_not_updates(older, newer):
     ("is the new intern allowed to sign off deploys now, she asked me this morning", "question"),
     ("has anyone confirmed the quiz moved to the Crown, the flyer still says the Swan", "question"),
     ("we tried to get the venue to move the gala to the 9th, answer was a polite no", "failed_attempt"),
+    # a change said not to be under way, a rumour answered "she isn't", a plan voted down or dropped
+    ("nope, we aren't raising the membership fee to £40 this season, the board is holding it", "denial"),
+    ("Marco reckons Lena's back on nights because she was in at 2am - she isn't, that was a one-off swap", "denial"),
+    ("we'd talked about moving book club to Tuesdays but the group voted it down", "cancelled_plan"),
+    ("was about to ask the caterer to switch to a buffet, but numbers held so forget I said anything",
+     "cancelled_plan"),
 ])
 def test_new_look_alike_shapes(text, form):
     assert look_alike(text) == form
@@ -184,6 +190,8 @@ def test_new_look_alike_shapes(text, form):
     "the deploy glitch is fixed and billing now listens on 9090",  # a glitch named, no denial
     "the new intern is allowed to sign off deploys now",  # "is ... allowed" not opening: a statement
     "the answer was no longer B, the key says C now",  # "no longer": no refusal
+    "we're not moving to Slack, we're moving to Teams",  # the change not made, then the one made
+    "they aren't moving the office to Leeds after all, it's going to York",
 ])
 def test_update_shapes_that_are_not_look_alikes(text):
     assert look_alike(text) is None
@@ -192,6 +200,8 @@ def test_update_shapes_that_are_not_look_alikes(text):
 def test_push_and_shift_are_change_cues():
     assert update_cue("pushed the review to Friday") == "change"
     assert update_cue("the review shifted to Friday") == "change"
+    assert update_cue("scaled the build farm out to 12 runners") == "change"
+    assert update_cue("the bathroom scale is broken again") is None
 
 
 def test_a_diff_line_is_a_tool_record_and_prose_arrows_need_a_key():
