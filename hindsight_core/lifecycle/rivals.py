@@ -57,6 +57,7 @@ from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_add
                                                   update_cue, without_effective_time)
 from hindsight_core.lifecycle.update_keys import is_tool_record, sibling_id
 from hindsight_core.lifecycle.update_statements import is_episode, reported_turn, statement_parts
+from hindsight_core.lifecycle.update_values import same_number_kind
 from hindsight_core.lifecycle.update_languages import is_foreign, read_in_english, says_changed
 from hindsight_core.lifecycle.update_rules import (about_someone_else, another_id, key_and_value, one_belief,
                                                    other_instance, other_possessor, replaces_another, said,
@@ -254,11 +255,21 @@ def _rival(older: str, newer: str, query: str) -> str | None:
     strong_o, strong_n = o.slots & _STRONG_SLOTS, n.slots & _STRONG_SLOTS
     if strong_o and strong_n and not strong_o & strong_n:
         return None
-    if not (strong_o & strong_n or _numbers(value) and _numbers(new) or _reversed(older, stated)
-            or _place(older, o) and _place(stated, n) - _place(older, o)
+    reversed_, placed = _reversed(older, stated), bool(_place(older, o) and _place(stated, n) - _place(older, o))
+    if not (strong_o & strong_n or _numbers(value) and _numbers(new) or reversed_ or placed
             or not unstated and _STATE.search(stated)):
         return None  # an event about the subject ("booked the flights for the offsite") is no new value
+    if not (_says_change(newer) or reversed_ or placed or _AGE_PASSED.search(stated)
+            or same_number_kind({v for v in value if _number_like(v)}, [v for v in new if _number_like(v)], o, n)):
+        # with no word of change, only a new value of the earlier measure, place or attitude replaces it:
+        # "Biscuit's a cocker spaniel, three years old" is no new weight for "Biscuit weighs 14 kg", nor
+        # "Madrid office hours are 9:00 to 18:00" a new address for "The Madrid office is at Calle Serrano 41"
+        return None
     return REASON
+
+
+#: An age passed, said as an event ("Sami's 7th birthday party", "leo turned 9").
+_AGE_PASSED = re.compile(r"\b(?:\d+(?:st|nd|rd|th) birthday|turn(?:ed|s) \d+)\b", re.I)
 
 
 def _says_change(text: str) -> bool:

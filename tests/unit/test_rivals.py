@@ -222,3 +222,21 @@ def test_a_note_in_another_language_is_not_cut_at_its_commas():
     note = ("Pour le séminaire de Lisbonne, on loge à l'hôtel Bairro Alto du 12 au 15 mai avec toute "
             "l'équipe commerciale et les deux stagiaires")
     assert asked_statement(note, "Which hotel are we at for the Lisbon seminar?") is None
+
+
+@pytest.mark.parametrize("older, newer, question", [
+    # a plain note of another measure beside the asked one: an age for a weight, opening hours for an address
+    ("Jo: Pepper weighs 11 kg, vet's fine with that.", "Jo: Pepper's a border collie, four years old, allergic to beef.",
+     "How heavy is Pepper?"),
+    ("The Lisbon office is at Rua Augusta 40.", "Lisbon office hours are 8:30 to 17:00, closed Sunday afternoons in July.",
+     "What is the address of the Lisbon office?"),
+])
+def test_a_plain_note_of_another_measure_rivals_nothing(older, newer, question):
+    assert rival(older, newer, question) is None
+
+
+def test_with_no_word_of_change_a_value_of_the_same_measure_still_rivals():
+    assert rival("The team has 6 engineers.", "the team is 9 engineers strong after the hiring round",
+                 "How many engineers does the team have?") == REASON
+    assert rival("My nephew Jonas is 8.", "Jonas's 9th birthday was a blast, laser tag all afternoon",
+                 "How old is Jonas?") == REASON
