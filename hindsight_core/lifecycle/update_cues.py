@@ -179,7 +179,8 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?<!before )(?<!without )(?<!avoid )(?<!water )(?<!oil )(?<!nappy )(?<!diaper )(?<!filter )(?<!litter )"
         r"chang\w+|migrat(?:e|es|ed|ing|o)|relocat\w+|replac\w+|"
         r"renam\w+|upgrad\w+|downgrad\w+|reassign\w*|handed|hand(ed)? over|took over|takes? over|taken over|taking over|promot\w*|"
-        r"promo|went (up|down)|up to|down to|scal(?:ed|ing)(?: [\w-]+){0,4}? (?:up|out|down|back)\b|cut|rais\w+|lower\w*|bump\w*|trimm\w*|increas\w+|decreas\w+|reduc\w+|"
+        r"promo|went (up|down)|up to|down to|cut|rais\w+|lower\w*|bump\w*|trimm\w*|increas\w+|decreas\w+|reduc\w+|"
+        r"scal(?:ed|ing)(?: [\w-]+){0,4}? (?:up|out|down|back)\b|"  # "scaled the cluster out to 9 nodes"
         # a sum a value goes to ("the fee goes to €60"; "went to 4 gigs" is no change)
         r"(?:goes|going|gone|went) to(?= [£$€]\s?\d)|"
         # a value set anew ("told the dairy to make it 4 litres"; "made it 5 km" is how far someone got)
@@ -320,7 +321,8 @@ _NOW_THEN_WHY = re.compile(r"\b(?:now|these days|nowadays|from now on|instead)\s
 
 
 def denies(text: str, subject: tuple[str, ...] = ()) -> bool:
-    """The message denies a change ("it didn't", "nothing's changed", "ignore the rumour").
+    """The message denies a change ("it didn't", "nothing's changed", "ignore the rumour"), or says one is
+    not under way ("we aren't raising the fee") with no other change after it.
 
     With ``subject`` (the earlier statement's subject words), a sentence saying only that another
     thing did not change is an aside beside the change, no denial of it.
