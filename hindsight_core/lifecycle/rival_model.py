@@ -11,8 +11,8 @@ benchmarks.rival_model`` fits it and reports leave-one-set-out figures; the weig
 It never overrides the look-alike cues: a later text that as a whole asks, plans, supposes, denies
 or adds (:mod:`~hindsight_core.lifecycle.update_cues`) is no candidate; nor is an earlier text with
 no one statement the question asks about (a chat turn, a story: a note of several sentences is read
-as its asked sentence, :func:`~hindsight_core.lifecycle.rivals.asked_statement`), nor a question about a past event ("When
-did ..."), nor the speaker's own fact against another person's ("I prefer mornings" / "Chris told me
+as its asked sentence, :func:`~hindsight_core.lifecycle.rivals.asked_statement`), nor a question
+about a past event ("When did ..."), nor the speaker's own fact against another person's ("I prefer mornings" / "Chris told me
 he prefers afternoons"), nor one of a numbered series against its sibling ("U12 match" / "U14 game"),
 nor another of a kind as capture reads it (another instance, another branch of a named business, the
 same kind placed elsewhere), nor a later text naming another fact's value as the one it replaces, nor
@@ -51,7 +51,8 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from hindsight_core.lifecycle._rival_weights import WEIGHTS
 from hindsight_core.lifecycle.asked_names import names_another
-from hindsight_core.lifecycle.rivals import _STRONG_SLOTS, asked_statement, _numbers, _place, _present, _reversed, value_and_new
+from hindsight_core.lifecycle.rivals import (_STRONG_SLOTS, asked_statement, _numbers, _place, _present, _reversed,
+                                             value_and_new)
 from hindsight_core.lifecycle.slots import content, read
 from hindsight_core.lifecycle.update_cues import (assertive_part, clause_look_alike, denies, is_addition, look_alike,
                                                   relations, split_clauses, update_cue, without_effective_time)

@@ -55,7 +55,7 @@ from hindsight_core.lifecycle.asked_names import names_another
 from hindsight_core.lifecycle.slots import STOP, Reading, content, hyphenated_word, names, read, same_word, slots
 from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_addition, look_alike, relations,
                                                   update_cue, without_effective_time)
-from hindsight_core.lifecycle.update_keys import is_tool_record, sibling_id
+from hindsight_core.lifecycle.update_keys import is_tool_record, number_like, sibling_id
 from hindsight_core.lifecycle.update_statements import is_episode, reported_turn, statement_parts
 from hindsight_core.lifecycle.update_values import same_number_kind
 from hindsight_core.lifecycle.update_languages import is_foreign, read_in_english, says_changed
@@ -63,8 +63,8 @@ from hindsight_core.lifecycle.update_rules import (about_someone_else, another_i
                                                    other_instance, other_possessor, replaces_another, said,
                                                    sibling_fact, subject_substituted)
 
-__all__ = ["rival", "asked_statement", "earlier_rivals", "value_and_new", "Statement", "Judge", "REASON", "ANCHOR_COVERAGE",
-           "QUESTION_COVERAGE", "MIN_GAP_S"]
+__all__ = ["rival", "asked_statement", "earlier_rivals", "value_and_new", "Statement", "Judge", "REASON",
+           "ANCHOR_COVERAGE", "QUESTION_COVERAGE", "MIN_GAP_S"]
 
 #: The reason :func:`rival` gives (also how recall's trace names it).
 REASON = "another present value of the asked attribute"
@@ -88,10 +88,6 @@ def _present(tok: str, r: Reading) -> bool:
     return r.has(tok) or any(same_word(tok, n) for n in r.names)
 
 
-def _number_like(tok: str) -> bool:
-    return any(c.isdigit() for c in tok)
-
-
 #: What a question's opening asks for, and the slots (or names) an answer to it states.
 _WH_KIND = ((re.compile(r"^\W*(when|what time|what day|which day|what date|by when|how long)\b", re.I),
              frozenset({"time", "day", "date", "duration"})),
@@ -107,7 +103,7 @@ def _answers_kind(query: str, o: Reading) -> bool:
     place or a name for "where", a number for "how much / many / old" (other questions: any)."""
     for pattern, kinds in _WH_KIND:
         if pattern.search(query):
-            numbers = any(_number_like(t) for t in o.tokens)
+            numbers = any(number_like(t) for t in o.tokens)
             if not kinds:
                 return numbers
             return bool(o.slots & kinds) or (kinds == {"location"} and bool(o.names or _PLACE.search(o.text))) or (
@@ -120,7 +116,7 @@ def _holds_kind(query: str, n: Reading) -> bool:
     earlier statement's (:func:`_answers_kind`): a place is a name or a place word, not any "at"."""
     for pattern, kinds in _WH_KIND:
         if pattern.search(query):
-            numbers = any(_number_like(t) or t in _SPELLED_NUMBERS for t in n.tokens)
+            numbers = any(number_like(t) or t in _SPELLED_NUMBERS for t in n.tokens)
             if not kinds:
                 return numbers
             place = any(not hyphenated_word(x) for x in n.names) or _IN_PLACE.search(n.text) is not None
@@ -166,7 +162,7 @@ def _kind(tokens: list[str], r: Reading) -> set[str]:
     """Kinds of value among ``tokens``: ``number``, ``name``, ``word``."""
     out = set()
     for t in tokens:
-        out.add("number" if _number_like(t) else "name" if t in r.names else "word")
+        out.add("number" if number_like(t) else "name" if t in r.names else "word")
     return out
 
 
@@ -236,7 +232,8 @@ def _rival(older: str, newer: str, query: str) -> str | None:
         return None
     if not _holds_kind(query, n):
         return None  # "Where's our bike lock-up?" / "bike lock-up fee goes up to £8": no place at all
-    if missing and not _says_change(newer):
+    changed = _says_change(newer)
+    if missing and not changed:
         return None  # "Dinner service starts at 18:00" / "Dinner service: last orders 21:30": another attribute
     asked_slots = q.slots & o.slots & _STRONG_SLOTS - {"location"}  # a new place is often only a name
     if asked_slots and not asked_slots & n.slots:
@@ -259,8 +256,8 @@ def _rival(older: str, newer: str, query: str) -> str | None:
     if not (strong_o & strong_n or _numbers(value) and _numbers(new) or reversed_ or placed
             or not unstated and _STATE.search(stated)):
         return None  # an event about the subject ("booked the flights for the offsite") is no new value
-    if not (_says_change(newer) or reversed_ or placed or _AGE_PASSED.search(stated)
-            or same_number_kind({v for v in value if _number_like(v)}, [v for v in new if _number_like(v)], o, n)):
+    if not (changed or reversed_ or placed or _AGE_PASSED.search(stated)
+            or same_number_kind({v for v in value if number_like(v)}, [v for v in new if number_like(v)], o, n)):
         # with no word of change, only a new value of the earlier measure, place or attitude replaces it:
         # "Biscuit's a cocker spaniel, three years old" is no new weight for "Biscuit weighs 14 kg", nor
         # "Madrid office hours are 9:00 to 18:00" a new address for "The Madrid office is at Calle Serrano 41"
@@ -314,7 +311,7 @@ _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten elev
 
 
 def _numbers(tokens: list[str]) -> bool:
-    return any(_number_like(t) or t in _NUMBER_WORDS for t in tokens)
+    return any(number_like(t) or t in _NUMBER_WORDS for t in tokens)
 
 
 #: How someone feels about a thing, each way. The negative one is read first ("not a fan").

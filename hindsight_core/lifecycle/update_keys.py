@@ -233,7 +233,9 @@ DAY_OR_MONTH = re.compile(r"(mon|tues|wednes|thurs|fri|satur|sun)day|(jan|febr)u
 
 def day_or_month(word: str) -> bool:
     """A weekday or a month written out, as a whole word, plural or possessive ("Fridays", "May's"):
-    unlike a prefix match of :data:`DAY_OR_MONTH`, "Maya", "Marchetti" and "Mayfield" are names."""
+    unlike a prefix match of :data:`DAY_OR_MONTH`, "Maya", "Marchetti" and "Mayfield" are names. Short
+    forms are not read here ("Jan", "Sun" and "Mar" may be names too); :data:`CALENDAR_WORD` reads them
+    where a question names a day."""
     w = word.lower().removesuffix("'s").removesuffix("\u2019s")
     return bool(DAY_OR_MONTH.fullmatch(w) or (w.endswith("s") and DAY_OR_MONTH.fullmatch(w[:-1])))
 

@@ -19,9 +19,8 @@ import re
 from hindsight_core.lifecycle.slots import Reading, content, hyphenated_word, read
 
 __all__ = ["ATOMIC_MAX_WORDS", "RECORD_MAX_WORDS", "is_atomic", "one_sentence", "is_episode", "is_episode_turn",
-           "quoted_turn", "reported_turn", "said",
-           "split_sentences", "statement_parts", "one_belief", "without_instructions", "without_note_label", "lead_fact", "spelled_out",
-           "addressed_to_user", "fields_joined"]
+           "quoted_turn", "reported_turn", "said", "split_sentences", "statement_parts", "one_belief",
+           "without_instructions", "without_note_label", "lead_fact", "spelled_out", "addressed_to_user", "fields_joined"]
 
 #: Texts whose readings are kept: capture asks about both texts of each pair it compares, and a batch
 #: of 64 beliefs meets at most 64 x 16 pairs (as ``update_rules``' pair cache).
@@ -281,6 +280,7 @@ def addressed_to_user(text: str) -> str:
 _ANOTHER_FACT = re.compile(r"\b(also|as well|too|another|second|additionally|in addition|plus)\b", re.I)
 #: Where a remark joins a fact inside one sentence: a spaced dash or a semicolon.
 _CLAUSE_BREAK = re.compile(r"\s+[\u2014\u2013-]\s+|;\s+")
+#: Where a part still too long for one value is cut last (English notes only): a comma.
 _COMMA_BREAK = re.compile(r",\s+")
 #: A fact, then one remark about it: "Workshop paper deadline: 14 March. Let's have a draft a week before."
 _RIDER_SENTENCES = 2
