@@ -47,7 +47,7 @@ from hindsight_core.lifecycle.update_statements import (addressed_to_user, field
                                                         split_sentences, spelled_out, without_instructions,
                                                         without_note_label)
 from hindsight_core.lifecycle.update_subjects import (about_someone_else, another_subject, flipped, negates_another,
-                                                      named_branch, owner_swapped, place_swapped,
+                                                      named_branch, named_subject_swapped, owner_swapped, place_swapped,
                                                       other_instance, other_possessor, parallel, sibling_fact,
                                                       subject_replaced, subject_substituted, swapped, INSTANCE_WORDS)
 from hindsight_core.lifecycle.update_values import (magnitude, near_removal, one_number_per_slot, qualifier_swapped,
@@ -324,8 +324,8 @@ def _judge(older: str, newer: str, sim: float, glossed: bool = False) -> tuple[s
     subject, verb, value = key_and_value(older)
     if not subject and verb is None and len(value) >= LONG_KEYLESS:
         return None, 0.0  # no subject or attribute to update: a remark ("gonna chat with local leaders, ...")
-    if denies(newer, subject):
-        return None, 0.0
+    if denies(newer, subject) or named_subject_swapped(older, newer):
+        return None, 0.0  # "Pinecrest prod moved" says nothing of "Oakmoor prod"
     # "hotel: Harbour Inn, unchanged", "Mochi stays on her usual": the thing is kept, however the rest reads
     named = [w for w in subject if _capitalised(w, older)]  # "Mochi"
     instance = [w for w in subject if w in INSTANCE_WORDS]  # "staging kafka: dropped retention ... prod untouched"

@@ -22,8 +22,8 @@ from hindsight_core.lifecycle.update_keys import (MAIN_VERB, NOT_VALUE, day_or_m
                                                   stranger)
 
 __all__ = ["swapped", "flipped", "parallel", "subject_substituted", "subject_replaced", "another_subject",
-           "other_instance", "other_possessor", "about_someone_else", "negates_another", "sibling_fact",
-           "place_swapped", "owner_swapped", "named_branch", "INSTANCE_WORDS"]
+           "named_subject_swapped", "other_instance", "other_possessor", "about_someone_else", "negates_another",
+           "sibling_fact", "place_swapped", "owner_swapped", "named_branch", "INSTANCE_WORDS"]
 
 _PARALLEL_MAX = 14  # content words; longer texts are messages, not template facts
 _SHORT_STATEMENT = 6  # content words of a one-fact statement ("The auth api moved to port 3896.")
@@ -789,4 +789,37 @@ def named_branch(older: str, newer: str) -> bool:
         after = re.search(rf"\b{re.escape(' '.join(stem))}(?:'s|’s)?\s+((?-i:[A-Z])[\w&-]*)\s+{_BRANCH}", newer)
         if after and not _whole_word(after.group(1)).search(older):
             return True
+    return False
+
+
+#: A name and the word right after it, which it qualifies or owns: "Oakmoor prod", "Mia's flight".
+_NAMED_HEAD = re.compile(r"\b([A-Z][\w-]*)(?:['’]s)?(?:\s+-)?\s+([a-z][\w-]*)")
+
+
+def named_subject_swapped(older: str, newer: str) -> bool:
+    """The earlier statement's subject is a named one ("*Oakmoor* prod runs in eu-west-2", "*Mia's* flight
+    lands at 6pm") and the later text puts another name right before the same subject word ("moved
+    *Pinecrest* prod to eu-west-1", "*Ben's* flight got moved"), naming the earlier one nowhere: another
+    thing of the kind, whatever changed about it. A name that is the subject itself ("Yusuf is head of
+    legal") qualifies no subject word, so a duty passed to another name is still read.
+
+    Example:
+        >>> named_subject_swapped("Oakmoor prod runs in AWS eu-west-2.", "moved Pinecrest prod to eu-west-1")
+        True
+        >>> named_subject_swapped("Oakmoor prod runs in AWS eu-west-2.", "moved prod to eu-west-1 last night")
+        False
+    """
+    subject = key_and_value(older)[0]
+    lower_new, lower_old = newer.lower(), older.lower()
+    named = [(m.group(1), m.group(2)) for m in _NAMED_HEAD.finditer(older)
+             if m.group(2) not in STOP and not day_or_month(m.group(1))
+             and m.group(1).lower() not in STOP and any(same_word(m.group(2), w) for w in subject)]
+    for name, head in named:
+        if _whole_word(name).search(lower_new):
+            continue
+        for m in _NAMED_HEAD.finditer(newer):
+            other = m.group(1)
+            if (same_word(m.group(2), head) and other.lower() not in STOP and not day_or_month(other)
+                    and not _whole_word(other).search(lower_old)):
+                return True
     return False

@@ -9,6 +9,7 @@ from hindsight_core.lifecycle.update_statements import lead_fact
 from hindsight_core.lifecycle.update_cues import assertive_part, look_alike, update_cue, without_effective_time
 from hindsight_core.lifecycle.update_rules import (about_someone_else, judge_update, key_and_value, other_instance,
                                                    other_possessor, sibling_fact, update_strength)
+from hindsight_core.lifecycle.update_subjects import named_subject_swapped
 from hindsight_core.retrieval.present import inherit
 
 
@@ -1504,3 +1505,24 @@ def test_a_name_that_starts_like_a_month_owns_the_thing():
     # "Maya's" once read as "May" (a month), so the gym slot was not read as another person's
     assert about_someone_else("My gym slot is at 6:30 on weekdays.", "Maya's gym slot is at 7:15 now so we won't overlap")
     assert not about_someone_else("My gym slot is at 6:30 on weekdays.", "Monday's gym slot is at 7:15 now")
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("Oakmoor prod runs in AWS eu-west-2 (London).", "moved Pinecrest prod to eu-west-1 last night, no downtime"),
+    ("Mia's flight lands at 6pm.", "Ben's flight home got moved to 9pm"),
+])
+def test_another_name_before_the_same_subject_word_is_another_thing(older, newer):
+    assert named_subject_swapped(older, newer)
+    assert judge_update(older, newer, 0.5) is None
+
+
+@pytest.mark.parametrize("older, newer, updates", [
+    ("Mia's flight lands at 6pm.", "her flight got moved to 9pm", True),  # the name left out, none in its place
+    ("Oakmoor prod runs in AWS eu-west-2.", "moved Oakmoor prod to eu-west-1 last night", True),
+    # a name that is the subject, not a qualifier of it: the duty may pass to another
+    ("Yusuf Delacroix is head of legal at Brightwater.", "Yusuf left; Camille Ostrova is our head of legal now", None),
+])
+def test_the_same_name_or_none_in_its_place_is_no_other_thing(older, newer, updates):
+    assert not named_subject_swapped(older, newer)
+    if updates:
+        assert judge_update(older, newer, 0.5) is not None
