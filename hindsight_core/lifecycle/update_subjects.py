@@ -792,7 +792,8 @@ def named_branch(older: str, newer: str) -> bool:
     return False
 
 
-#: A name and the word right after it, which it qualifies or owns: "Oakmoor prod", "Mia's flight".
+#: A name and the word right after it (or after a dash), which it qualifies or owns: "Oakmoor prod",
+#: "Mia's flight".
 _NAMED_HEAD = re.compile(r"\b([A-Z][\w-]*)(?:['’]s)?(?:\s+-)?\s+([a-z][\w-]*)")
 
 

@@ -1520,7 +1520,7 @@ def test_another_name_before_the_same_subject_word_is_another_thing(older, newer
     ("Mia's flight lands at 6pm.", "her flight got moved to 9pm", True),  # the name left out, none in its place
     ("Oakmoor prod runs in AWS eu-west-2.", "moved Oakmoor prod to eu-west-1 last night", True),
     # a name that is the subject, not a qualifier of it: the duty may pass to another
-    ("Yusuf Delacroix is head of legal at Brightwater.", "Yusuf left; Camille Ostrova is our head of legal now", None),
+    ("Yusuf Delacroix is head of legal at Brightwater.", "Yusuf left; Camille Ostrova is our head of legal now", False),
 ])
 def test_the_same_name_or_none_in_its_place_is_no_other_thing(older, newer, updates):
     assert not named_subject_swapped(older, newer)
