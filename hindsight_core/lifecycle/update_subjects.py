@@ -811,16 +811,18 @@ def named_subject_swapped(older: str, newer: str) -> bool:
         False
     """
     subject = key_and_value(older)[0]
-    lower_new, lower_old = newer.lower(), older.lower()
     named = [(m.group(1), m.group(2)) for m in _NAMED_HEAD.finditer(older)
-             if m.group(2) not in STOP and not day_or_month(m.group(1))
-             and m.group(1).lower() not in STOP and any(same_word(m.group(2), w) for w in subject)]
+             if m.group(2) not in STOP and _name_word(m.group(1)) and any(same_word(m.group(2), w) for w in subject)]
     for name, head in named:
-        if _whole_word(name).search(lower_new):
+        if _whole_word(name).search(newer):
             continue
         for m in _NAMED_HEAD.finditer(newer):
             other = m.group(1)
-            if (same_word(m.group(2), head) and other.lower() not in STOP and not day_or_month(other)
-                    and not _whole_word(other).search(lower_old)):
+            if same_word(m.group(2), head) and _name_word(other) and not _whole_word(other).search(older):
                 return True
     return False
+
+
+def _name_word(word: str) -> bool:
+    """A capitalised word that may be a name: no function word ("The", "Our") and no weekday or month."""
+    return word.lower() not in STOP and not day_or_month(word)
