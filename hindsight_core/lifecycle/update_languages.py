@@ -39,7 +39,7 @@ import unicodedata
 from hindsight_core.lifecycle._timewords import WEEKDAYS
 from hindsight_core.lifecycle.glossary import gloss
 from hindsight_core.lifecycle.slots import Reading, read, same_word
-from hindsight_core.lifecycle.update_keys import CLOSE_SIM, DAY_OR_MONTH, key_and_value, number_like, present
+from hindsight_core.lifecycle.update_keys import CLOSE_SIM, day_or_month, key_and_value, number_like, present
 from hindsight_core.lifecycle.update_values import same_number_kind
 
 __all__ = ["is_foreign", "says_changed", "in_other_language", "changed_in_other_language", "linked_across_languages",
@@ -226,7 +226,7 @@ def _earlier(older: str) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[st
                                   if not number_like(w) and len(w) >= 3 and w not in _WEAK_ANCHORS))
     numbers = frozenset(_fold(w) for w in value if number_like(w))
     days = frozenset(d for d in (_day(w) for w in values) if d is not None)
-    names = frozenset(w for w in older_names if w in values and w not in anchors and not DAY_OR_MONTH.fullmatch(w))
+    names = frozenset(w for w in older_names if w in values and w not in anchors and not day_or_month(w))
     return anchors, values, numbers, days, names
 
 
@@ -300,7 +300,7 @@ def changed_in_other_language(older: str, part: str, message: str | None = None)
         return 0.0  # the earlier weekday still stands ("Saturdays, and Sundays now")
     new_days = said_days - days
     new_names = {w for w in {_fold(x) for c, _, gone in clauses if not gone for x in _CAPITAL.findall(c)} - older_words
-                 if _day(w) is None and not DAY_OR_MONTH.fullmatch(w) and not any(_matches(a, [w]) for a in anchors)}
+                 if _day(w) is None and not day_or_month(w) and not any(_matches(a, [w]) for a in anchors)}
     named_gone = False  # the earlier value recurs only where it is said to be gone ("Forno Rosso a fermé")
     for _, said, gone in clauses:
         if not any(_matches(v, said) for v in names | numbers):

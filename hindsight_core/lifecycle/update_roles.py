@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from hindsight_core.lifecycle.slots import WHEN_SLOTS, Reading, STOP, abbreviates, content, read, same_word, slots
-from hindsight_core.lifecycle.update_keys import DAY_OR_MONTH, NOT_VALUE, is_id, key_and_value, number_like, present
+from hindsight_core.lifecycle.update_keys import NOT_VALUE, day_or_month, is_id, key_and_value, number_like, present
 
 __all__ = ["role_change", "names_duty", "moved_elsewhere", "moved_thing", "renamed", "renamed_unnamed"]
 
@@ -143,7 +143,7 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
             and re.search(r"\b(is|am|'m|are) (a|an|the)\b", older, re.I):
         return "promoted: the title changed"
     if _new_agent(o, part) and any(not present(x, o) and x not in people and not is_id(x) and len(x) > 2
-                                   and not DAY_OR_MONTH.fullmatch(x) for x in n.names):
+                                   and not day_or_month(x) for x in n.names):
         return "the duty passed to someone else"  # "Jamie walks the dog" / "new dog walker ... it's Corinne"
     transfer = _TRANSFER.search(part)
     doer = _OPENING_DOER.match(part)  # "Marcus runs payroll now": the opener does the earlier person's duty
@@ -163,7 +163,8 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
     # "Priya now leads mobile": a name opening the text; "... uncle raj has taken over": a titled name
     opener = doer or _OPENING_NAME.match(part[:transfer.start()]) or _TITLED_NAME.search(part[:transfer.start()])
     named = n.names | ({opener.group(1).lower()} if opener else set())
-    newcomers = [x for x in named if not present(x, o) and x not in people and not is_id(x) and len(x) > 2]
+    newcomers = [x for x in named if not present(x, o) and x not in people and not is_id(x) and len(x) > 2
+                 and not day_or_month(x)]  # "board meetings moved to Wednesdays": a time, not a new holder
     if not newcomers:
         return None
     distinct = _distinct_duty(_duty_clause(older), people) or _distinct_duty(older, people)
@@ -368,7 +369,7 @@ def moved_elsewhere(older: str, part: str, o: Reading, n: Reading) -> bool:
     if not places:
         return False
     if not any(_at_place(x, part) for x in n.names  # "moving to Monday" is a time, not a place
-               if not present(x, o) and not is_id(x) and len(x) > 2 and not DAY_OR_MONTH.fullmatch(x)):
+               if not present(x, o) and not is_id(x) and len(x) > 2 and not day_or_month(x)):
         return False
     subject = [w for w in content(older[:m.start()]) if w not in o.names and not number_like(w)]
     distinct = [w for w in subject if w not in _GENERIC_DUTY]
@@ -416,7 +417,7 @@ def _renamed_from(older: str, part: str, o: Reading) -> bool:
 def _written_as_name(word: str, text: str) -> bool:
     """``word`` (a name as read, lower case) is written in ``text`` as a name: capitalised or after "#"
     or "@", and neither a month or weekday nor a short acronym ("GB", "USD" are units)."""
-    if DAY_OR_MONTH.fullmatch(word):
+    if day_or_month(word):
         return False
     for m in re.finditer(r"(?<![\w-])[#@]?" + re.escape(word) + r"(?![\w-])", text, re.I):
         written = m.group(0)

@@ -1526,3 +1526,13 @@ def test_the_same_name_or_none_in_its_place_is_no_other_thing(older, newer, upda
     assert not named_subject_swapped(older, newer)
     if updates:
         assert judge_update(older, newer, 0.5) is not None
+
+
+@pytest.mark.parametrize("later", ["board meetings moved to Wednesdays", "board meetings moved to Wednesday"])
+def test_a_weekday_is_no_new_holder_of_a_duty(later):
+    """A capitalised weekday, singular or plural, is a time: the chair did not pass to "Wednesdays"."""
+    from hindsight_core.lifecycle.update_roles import role_change
+
+    older = "Lena chairs the board meetings."
+    assert role_change(older, later, read(older)) is None
+    assert role_change(older, "Marek chairs the board meetings now", read(older)) == "the duty passed to someone else"
