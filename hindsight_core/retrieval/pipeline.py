@@ -201,7 +201,8 @@ def _retrieve(req: RetrievalRequest, index: BankIndex, cfg: RecallConfig) -> tup
             fused = [(pool[j], float(final[j])) for j in order]
     fused = present.inherit(fused, successor_of)
     # active facts a later one disagrees with
-    earlier = present.rivals(fused, index, req.query, qvec if cfg.present_judge else None)
+    earlier = present.rivals(fused, index, req.query, qvec if cfg.present_judge else None,
+                             cfg.present_judge_threshold)
     if earlier and "superseded" not in req.statuses:  # the present is asked: the later one answers
         fused = present.inherit(fused, earlier)
     # a fact here changed and the present is asked ("When did ...?" is not): the facts with its answer lead

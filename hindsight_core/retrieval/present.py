@@ -81,13 +81,14 @@ def inherit(fused: list[tuple[str, float]], successor_of: dict[str, str]) -> lis
 
 
 def rivals(fused: Sequence[tuple[str, float]], index: BankIndex, query: str,
-           query_vector: np.ndarray | None = None) -> dict[str, str]:
+           query_vector: np.ndarray | None = None, threshold: float | None = None) -> dict[str, str]:
     """``{earlier unit id: later unit id}`` for active beliefs among the first :data:`RIVAL_HEAD`
     of ``fused`` where the later one states the present value of what ``query`` asks the earlier
     one about (:func:`~hindsight_core.lifecycle.rivals.earlier_rivals`).
 
     With ``query_vector``, the learned judge (:mod:`~hindsight_core.lifecycle.rival_model`) also
-    reads the pairs the rules leave undecided, through the stored vectors."""
+    reads the pairs the rules leave undecided, through the stored vectors, and lets a later statement
+    answer from ``threshold`` on (None: the fitted :data:`~hindsight_core.lifecycle.rival_model.THRESHOLD`)."""
     units = index.units
     head: list[Statement] = []
     for uid, _ in fused[:RIVAL_HEAD]:
@@ -99,13 +100,14 @@ def rivals(fused: Sequence[tuple[str, float]], index: BankIndex, query: str,
     if len(head) < 2:
         return {}
     # a question about a past event gets probability 0.0 for every pair: no need to read them
-    judge = _judge(head, index, query, query_vector) if query_vector is not None and asks_about_now(query) else None
+    judge = (_judge(head, index, query, query_vector, THRESHOLD if threshold is None else threshold)
+             if query_vector is not None and asks_about_now(query) else None)
     return earlier_rivals(head, query, judge)
 
 
-def _judge(head: list[Statement], index: BankIndex, query: str, query_vector: np.ndarray) -> Judge:
+def _judge(head: list[Statement], index: BankIndex, query: str, query_vector: np.ndarray, threshold: float) -> Judge:
     """The learned judge over ``head``'s stored vectors: the earlier candidate it rates most likely
-    answered for by the later statement, when that rating reaches the fitted threshold."""
+    answered for by the later statement, when that rating reaches ``threshold``."""
     vecs = index.vectors([s.id for s in head]).astype(np.float64)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True) + 1e-12
     q = np.asarray(query_vector, dtype=np.float64).reshape(-1)
@@ -121,7 +123,7 @@ def _judge(head: list[Statement], index: BankIndex, query: str, query_vector: np
         for i, o in enumerate(earlier):
             close = Closeness.among(on[i], float(to_query[n]), qo[i], on, qo)  # itself ties: still the closest
             p = probability(o.text, newer.text, query, close)
-            if p >= THRESHOLD and (best is None or p > best[0]):
+            if p >= threshold and (best is None or p > best[0]):
                 best = (p, o)
         return best[1] if best else None
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from hindsight_core import MemoryStatus
 from hindsight_core.testing import scripted_chat_model
 
@@ -478,3 +480,36 @@ def test_the_reader_updates_the_one_fact_it_reads_most_surely(engine, monkeypatc
         assert new.supersedes == (ids[surer],)
         other = next(f for f in facts if f != surer)
         assert bank.get(ids[other]).status is MemoryStatus.ACTIVE
+
+
+def test_the_judges_threshold_is_the_users_to_set(engine):
+    """``present_judge_threshold`` trades updates for look-alikes: the judge reads "pointing staging at
+    db-stg-07" as the staging database's new host with a probability near a third, below the fitted 0.9;
+    at 0.25 the later statement answers, at 1.0 (never reached) the judge lets nothing answer."""
+    bank = engine.bank("staging-db")
+    old = bank.capture("Our staging database is on db-stg-02.", mentioned_at=T0)
+    new = bank.capture("pointing staging at db-stg-07 has been fine all week", mentioned_at=T0 + timedelta(days=30))
+    assert new.supersedes == ()
+    asked, q = T0 + timedelta(days=40), "Which host is the staging database on?"
+
+    def ids(threshold):
+        return bank.recall(q, k=5, as_of=asked,
+                           config=bank.config.recall.model_copy(update={"present_judge_threshold": threshold})).ids
+
+    assert old.unit_id in ids(None)  # the fitted default
+    eager = ids(0.25)
+    assert eager[0] == new.unit_id and old.unit_id not in eager
+    backups = engine.bank("backups-never")
+    b_old = backups.capture("Our backups run at 2am every night.", mentioned_at=T0)
+    backups.capture("nightly backup job kicks off at 4:30 these days so it doesn't fight the ETL",
+                    mentioned_at=T0 + timedelta(days=30))
+    never = backups.config.recall.model_copy(update={"present_judge_threshold": 1.0})
+    assert b_old.unit_id in backups.recall("When do our backups run?", k=5, as_of=asked, config=never).ids
+
+
+def test_the_judges_threshold_must_be_a_probability(engine):
+    from hindsight_core import InvalidInputError
+
+    for n, bad in enumerate((0.0, 1.5, -0.1)):
+        with pytest.raises(InvalidInputError, match="present_judge_threshold"):
+            engine.bank(f"bad-threshold-{n}", recall={"present_judge_threshold": bad})
