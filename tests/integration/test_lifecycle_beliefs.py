@@ -511,5 +511,6 @@ def test_the_judges_threshold_must_be_a_probability(engine):
     from hindsight_core import InvalidInputError
 
     for n, bad in enumerate((0.0, 1.5, -0.1)):
-        with pytest.raises(InvalidInputError, match="present_judge_threshold"):
+        with pytest.raises(InvalidInputError, match=r"present_judge_threshold: Input should be (greater|less)"):
             engine.bank(f"bad-threshold-{n}", recall={"present_judge_threshold": bad})
+    assert engine.bank("eager", recall={"present_judge_threshold": 0.85}).config.recall.present_judge_threshold == 0.85
