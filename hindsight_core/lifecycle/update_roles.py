@@ -122,6 +122,14 @@ def _distinct_duty(text: str, people: frozenset[str]) -> list[str]:
             and w not in _GENERIC_DUTY and not any(x.startswith(w) for x in people)]
 
 
+def _new_name(word: str, o: Reading, known: frozenset[str] = frozenset()) -> bool:
+    """``word``, a name of a later text, is a new one: not in the earlier reading ``o`` nor among ``known``
+    (its people), no id, longer than two letters and no weekday or month ("moved to Wednesdays" names a
+    time, not a new holder of a duty or a new place)."""
+    return (not present(word, o) and word not in known and not is_id(word) and len(word) > 2
+            and not day_or_month(word))
+
+
 def role_change(older: str, part: str, o: Reading) -> str | None:
     """A duty held by one person passed to another, a title changed, or a job ended; or None.
 
@@ -142,8 +150,7 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
     if _PROMOTION.search(part) and any(present(x, n) for x in people) \
             and re.search(r"\b(is|am|'m|are) (a|an|the)\b", older, re.I):
         return "promoted: the title changed"
-    if _new_agent(o, part) and any(not present(x, o) and x not in people and not is_id(x) and len(x) > 2
-                                   and not day_or_month(x) for x in n.names):
+    if _new_agent(o, part) and any(_new_name(x, o, people) for x in n.names):
         return "the duty passed to someone else"  # "Jamie walks the dog" / "new dog walker ... it's Corinne"
     transfer = _TRANSFER.search(part)
     doer = _OPENING_DOER.match(part)  # "Marcus runs payroll now": the opener does the earlier person's duty
@@ -163,8 +170,7 @@ def role_change(older: str, part: str, o: Reading) -> str | None:
     # "Priya now leads mobile": a name opening the text; "... uncle raj has taken over": a titled name
     opener = doer or _OPENING_NAME.match(part[:transfer.start()]) or _TITLED_NAME.search(part[:transfer.start()])
     named = n.names | ({opener.group(1).lower()} if opener else set())
-    newcomers = [x for x in named if not present(x, o) and x not in people and not is_id(x) and len(x) > 2
-                 and not day_or_month(x)]  # "board meetings moved to Wednesdays": a time, not a new holder
+    newcomers = [x for x in named if _new_name(x, o, people)]
     if not newcomers:
         return None
     distinct = _distinct_duty(_duty_clause(older), people) or _distinct_duty(older, people)
@@ -368,8 +374,7 @@ def moved_elsewhere(older: str, part: str, o: Reading, n: Reading) -> bool:
     places = [x for x in o.names | read(older[m.end():]).names if not is_id(x) and x in after]
     if not places:
         return False
-    if not any(_at_place(x, part) for x in n.names  # "moving to Monday" is a time, not a place
-               if not present(x, o) and not is_id(x) and len(x) > 2 and not day_or_month(x)):
+    if not any(_at_place(x, part) for x in n.names if _new_name(x, o)):
         return False
     subject = [w for w in content(older[:m.start()]) if w not in o.names and not number_like(w)]
     distinct = [w for w in subject if w not in _GENERIC_DUTY]
