@@ -439,7 +439,7 @@ def renamed(older: str, part: str, o: Reading, n: Reading) -> bool:
         return True
     if not (_RENAMED.search(part) or _NAME_NOW.search(part)):
         return False
-    if not any(not present(x, o) and not is_id(x) and len(x) > 2 for x in n.names) and not _NEW_CHANNEL.search(part):
+    if not any(_new_name(x, o) for x in n.names) and not _NEW_CHANNEL.search(part):
         return False
     m = _NAMING.search(older)
     if m is None:  # "My aunt is Carla Mendes" / "she's going by Carla Duarte now": a name in the value, said again

@@ -272,6 +272,9 @@ def test_updates_said_in_another_language(older, newer, updates):
     ("The team's Slack channel for releases is #ship-room.", "the release channel is called #launch-pad now", True),
     ("My aunt is Carla Mendes.", "my neighbour is going by Bea Duarte now", False),  # another person
     ("The analytics box runs 500 GB of storage.", "we renamed the analytics box to Atlas", False),  # "GB" is no name
+    # a weekday or month said as the name's new time is no new name: the sync is still called Huddle
+    ("The team's weekly sync is called Huddle.", "Huddle is Thursdays now, same room.", False),
+    ("The monthly newsletter is called The Loop.", "The Loop is officially going out in March now", False),
 ])
 def test_a_rename(older, newer, updates):
     assert (judge_update(older, newer, 0.4) is not None) is updates
