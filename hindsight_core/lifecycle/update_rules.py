@@ -355,9 +355,11 @@ def _judge(older: str, newer: str, sim: float, glossed: bool = False) -> tuple[s
 
 def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
                 part_of_many: bool = False, glossed: bool = False) -> tuple[str | None, float]:
-    """:func:`_judge` on one stated part of ``newer`` (its look-alike clauses set aside);
-    ``part_of_many``: the part is one sentence of several; ``glossed``: the pair is read in the English
-    gloss of a message in another language."""
+    """:func:`_judge` on one stated part of ``newer`` (its look-alike clauses set aside): the guards of
+    another subject, owner or instance, then the forms that name their change (a duty handed over, a tool
+    field, a move, a rename, an arrow, a qualifier, another language, a value form), then
+    :func:`_slot_change`. ``part_of_many``: the part is one sentence of several; ``glossed``: the pair is
+    read in the English gloss of a message in another language."""
     cued = update_cue(part) is not None  # "from now on" is a cue as well as a time
     part = without_effective_time(part)  # "as of Monday" says when, not what
     if not part.strip():
@@ -410,6 +412,16 @@ def _judge_part(older: str, newer: str, part: str, cue: str | None, sim: float,
         return form, 1.0
     if swapped(o, n) or flipped(older, part):
         return None, 0.0
+    return _slot_change(older, newer, part, cue, sim, o, n, tool=tool, part_of_many=part_of_many, glossed=glossed)
+
+
+def _slot_change(older: str, newer: str, part: str, cue: str | None, sim: float, o: Reading, n: Reading, *,
+                 tool: bool, part_of_many: bool, glossed: bool) -> tuple[str | None, float]:
+    """The word-by-word rules, once no form of :func:`_judge_part` has decided: ``part`` names the
+    earlier statement's subject (its words, its head or its names), speaks of the same attribute (the
+    verb said again, a slot shared, a cue) and states a new value in place of one gone or named as
+    changed. ``o`` and ``n`` are the two readings (``n`` with a record's ids spelled out); the result
+    is a reason and how much of the subject ``part`` names."""
     subject, verb, value = key_and_value(older)
     heads = key_heads(subject, verb, value, subject_head(older))
     value = tuple(v for v in value if v not in heads)
