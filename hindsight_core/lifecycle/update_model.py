@@ -42,7 +42,7 @@ __all__ = ["probability", "probabilities", "THRESHOLD", "MAX_TOKENS"]
 
 #: A pair the rules leave open is an update from this probability on: chosen end to end on fresh sets
 #: the model was not fitted on (U-Y, AA), where 0.95 added updates and lost no look-alike and 0.9 lost
-#: five look-alikes for two more updates (README, landing 45).
+#: five look-alikes for two more updates (docs/landings.md, landing 45).
 THRESHOLD = 0.95
 #: Tokens read of the two texts together (a longer pair is cut, the longer text first).
 MAX_TOKENS = 160

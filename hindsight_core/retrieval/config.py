@@ -66,7 +66,7 @@ class RecallConfig(BaseModel):
         None, gt=0.0, le=1.0, description="The judge's probability at which the later statement answers; None is the "
         "fitted default (0.9). Lower lets more changes stated without a cue answer and hides more facts that still "
         "hold: on twelve knowledge-update sets written unseen, 0.85 let 19 more of 600 updates answer and lost 4 of "
-        "360 look-alikes; on ten sets read while developing, 8 of each (README, landing 51).")
+        "360 look-alikes; on ten sets read while developing, 8 of each (docs/landings.md, landing 51).")
     answer_forms: bool = Field(True, description="When a fact among the candidates changed and the question asks about "
                                "the present, let the facts that hold an answer of the asked form (a person for 'who', "
                                "a status, a role, a time, a frequency, a place for 'where') lead the ten best hits "
