@@ -71,7 +71,8 @@ class LifecycleConfig(BaseModel):
     llm_judge: bool = Field(True, description="Ask engine.llm about close pairs the rules leave undecided.")
     update_model: bool = Field(True, description=(
         "Ask the bundled learned reader (hindsight_core/lifecycle/update_model.py) about the closest related pairs "
-        "the rules and the LLM leave undecided (a pass of a small model per capture of a fact with such pairs)."))
+        "the rules and the LLM leave undecided (a pass of a small model per capture of a fact with such pairs), "
+        "and about the English pairs the rules read as updated: one it reads as almost surely no update stays."))
     auto_history: bool = Field(True, description="A query about the past ('what was it before?') includes history.")
     consolidate_every: int = Field(50, ge=0, description="New units that trigger background consolidation (0: off).")
     consolidate_after_s: float = Field(6 * 3600.0, ge=0.0, description="Seconds after which new units trigger it (0: off).")

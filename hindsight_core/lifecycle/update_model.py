@@ -14,8 +14,10 @@ text is a turn of a conversation (it was fitted on notes and messages, not on di
 text does not merely build on the earlier value (:func:`~hindsight_core.lifecycle.update_rules.judgeable`)
 and as a whole is no look-alike (a question, a plan, a denial...:
 :mod:`~hindsight_core.lifecycle.update_cues`); it reads a new fact's closest such pairs together
-(``beliefs.READ_MAX``) and takes its yes at :data:`THRESHOLD`. ``LifecycleConfig.update_model=False``
-turns it off.
+(``beliefs.READ_MAX``) and takes its yes at :data:`THRESHOLD`. It also checks the rules: an update they
+find on an English pair it may judge stands for nothing when it reads that pair below :data:`VETO` ("bumped
+the newsletter send time to 07:30" is no new way the newsletter goes out). ``LifecycleConfig.update_model=False``
+turns both off.
 
 The fitted part (``update_model.npz``, 0.66 MB: low-rank factors, layer norms and the head) is a set
 of deltas on the bundled model, so it runs offline wherever hindsight-memory is installed; it loads
@@ -38,12 +40,16 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["probability", "probabilities", "THRESHOLD", "MAX_TOKENS"]
+__all__ = ["probability", "probabilities", "THRESHOLD", "VETO", "MAX_TOKENS"]
 
 #: A pair the rules leave open is an update from this probability on: chosen end to end on fresh sets
 #: the model was not fitted on (U-Y, AA), where 0.95 added updates and lost no look-alike and 0.9 lost
 #: five look-alikes for two more updates (docs/landings.md, landing 45).
 THRESHOLD = 0.95
+#: A rule's update stands for nothing on an English pair the reader reads below this: chosen at landing 51
+#: on AO-AR (+2 look-alikes), left out then for the read sets' loss (U-AD: 8 updates); landing 53 measured it
+#: on the sixteen sets nobody read (+5 updates, +8 look-alikes) and turned it on (docs/landings.md).
+VETO = 0.1
 #: Tokens read of the two texts together (a longer pair is cut, the longer text first).
 MAX_TOKENS = 160
 #: Pair probabilities kept: capture reads a new fact's candidates together, then asks again of the one it takes.

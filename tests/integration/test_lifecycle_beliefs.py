@@ -460,6 +460,22 @@ def test_the_learned_reader_is_asked_only_behind_the_look_alike_gates(engine, mo
     assert off.get(old.unit_id).status is MemoryStatus.ACTIVE
 
 
+def test_the_reader_vetoes_a_rule_that_reads_another_attribute_as_changed(engine):
+    """The slot rules read "bumped the newsletter send time to 07:30" as a new value of how the newsletter
+    goes out; the real reader reads the pair as almost surely no update, so the fact stays (off: superseded).
+    A real change of the same fact still supersedes with the reader on."""
+    fact = "The newsletter goes out via Mailchimp."
+    for n, (newer, on, off) in enumerate([("bumped the newsletter send time to 07:30", False, True),
+                                          ("we moved the newsletter over to Buttondown", True, True)]):
+        for reader, updates in ((True, on), (False, off)):
+            bank = engine.bank(f"veto-{n}-{reader}", lifecycle={"update_model": reader})
+            old = bank.capture(fact, mentioned_at=T0)
+            new = bank.capture(newer, mentioned_at=T0 + timedelta(days=30))
+            assert (new.supersedes == (old.unit_id,)) is updates, (newer, reader)
+            status = MemoryStatus.SUPERSEDED if updates else MemoryStatus.ACTIVE
+            assert bank.get(old.unit_id).status is status
+
+
 def test_the_reader_updates_the_one_fact_it_reads_most_surely(engine, monkeypatch):
     """A message updates one fact: of two the reader takes for changed (the rules silenced here), the
     surer one, whichever of them sits closer in vector space; the other stays active."""
