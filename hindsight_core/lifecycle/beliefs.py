@@ -358,10 +358,10 @@ def _decide(older: str, newer: str, sim: float, strict_min_sim: float, llm: Any,
     if glossed is not None:
         reason = contradicts(*glossed)  # "El gimnasio abre a las 6:30 desde hoy"
     if reason is not None:
-        return (None, False) if veto and _vetoed(older, newer) else (reason, False)
+        return (None, False) if veto and _vetoed(older, newer, reason) else (reason, False)
     reason = judge_update(older, newer, sim)
     if reason is not None:
-        return (None, False) if veto and _vetoed(older, newer) else (reason, True)
+        return (None, False) if veto and _vetoed(older, newer, reason) else (reason, True)
     if llm is not None and _ambiguous(older, newer, sim):
         return _judge(llm, older, newer), True
     if model and _readable(older, newer, sim):
@@ -371,12 +371,18 @@ def _decide(older: str, newer: str, sim: float, strict_min_sim: float, llm: Any,
     return None, False
 
 
-def _vetoed(older: str, newer: str) -> bool:
+#: Rules the reader does not veto: they name who now holds a duty or what a thing is now called, and the reader
+#: reads a chatty handover low ("handed all the TA paperwork over to Dev at the meeting. I'm only doing the
+#: garden now, bliss" at 0.01), where the read sets show these rules right every time it would have vetoed them.
+_NOT_VETOED = frozenset({"the duty passed to someone else", "promoted: the title changed", "the job ended", "renamed"})
+
+
+def _vetoed(older: str, newer: str, reason: str) -> bool:
     """An English pair the reader may judge and reads as almost surely no update
     (:data:`~hindsight_core.lifecycle.update_model.VETO`): the rules read "bumped the newsletter send time to
     07:30" as a new value of "The newsletter goes out via Mailchimp."; the reader, fitted on many writers'
     look-alikes, does not."""
-    if not judgeable(older, newer) or is_foreign(newer):  # fitted on English; another language reads low
+    if reason in _NOT_VETOED or not judgeable(older, newer) or is_foreign(newer):  # fitted on English
         return False
     p = update_model.probability(older, newer)
     if p < update_model.VETO:
