@@ -1539,3 +1539,12 @@ def test_a_weekday_is_no_new_holder_of_a_duty(later):
     older = "Lena chairs the board meetings."
     assert role_change(older, later, read(older)) is None
     assert role_change(older, "Marek chairs the board meetings now", read(older)) == "the duty passed to someone else"
+
+
+def test_the_rules_the_reader_does_not_veto_are_reasons_the_rules_give():
+    """The exemption names rules by their reason strings: a reason renamed in the rules would leave it
+    silently empty, and the reader would start vetoing handovers and typed changes again."""
+    from hindsight_core.lifecycle.beliefs import _NOT_VETOED
+    from hindsight_core.lifecycle.update_rules import _STRENGTH
+
+    assert _NOT_VETOED <= _STRENGTH.keys()
