@@ -37,11 +37,11 @@ __all__ = ["pairs", "main", "FIT_SETS", "CHECK_SETS"]
 
 FRESH = ROOT / "benchmarks" / "data" / "updates_fresh"
 WEIGHTS_FILE = ROOT / "hindsight_core" / "lifecycle" / "update_model.npz"
-#: Every set up to AZ but AO-AR, in file-name order (landing 54; before, the dev set and A-T alone).
-FIT_SETS = ("shared-dev", *sorted([f"set_{c}" for c in "abcdefghijklmnopqrstuvwxyz"]
-                                  + [f"set_a{c}" for c in "abcdefghijklmnstuvwxyz"]))
 #: Held out of the fit to choose the threshold end to end (landing 51 had already tuned settings on them).
 CHECK_SETS = ("set_ao", "set_ap", "set_aq", "set_ar")
+#: Every set up to AZ but the check sets, in file-name order (landing 54; before, the dev set and A-T alone).
+FIT_SETS = ("shared-dev", *sorted(name for c in "abcdefghijklmnopqrstuvwxyz" for name in (f"set_{c}", f"set_a{c}")
+                                  if name not in CHECK_SETS))
 RANK = 8
 ALPHA = 16
 EPOCHS = 3

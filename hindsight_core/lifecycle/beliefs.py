@@ -388,9 +388,10 @@ def _vetoed(older: str, newer: str, reason: str) -> bool:
     if reason in _NOT_VETOED or not judgeable(older, newer) or is_foreign(newer):  # fitted on English
         return False
     p = update_model.probability(older, newer)
-    if p < update_model.VETO:
+    vetoed = p < update_model.VETO
+    if vetoed:
         log.debug("the rules' update of %r by %r is read as no update (%.2f): not applied", older, newer, p)
-    return p < update_model.VETO
+    return vetoed
 
 
 def _readable(older: str, newer: str, sim: float) -> bool:
