@@ -101,6 +101,12 @@ _JUDGE_MIN_SIM = 0.6  # the LLM judge is asked only about pairs this close that 
 #: changes sits among its nearest, and capture into a bank dense with related facts stays cheap (each
 #: read costs a pass of the model).
 READ_MAX = 4
+#: A rule's update of one earlier fact is passed over when the reader reads another close fact, one the
+#: rules leave open, as updated at least :data:`PASS_OVER_LEVEL` and by :data:`PASS_OVER_MARGIN` more
+#: surely: the rules matched the wrong fact of the subject (a status report's "highlight report" line for
+#: its "PM ... highlight report every Monday" fact, not for its status), and a message updates one fact.
+PASS_OVER_LEVEL = 0.5
+PASS_OVER_MARGIN = 0.3
 _JUDGE_CACHE_SIZE = 4096  # LLM verdicts kept per model, keyed by the two texts
 
 
@@ -451,6 +457,32 @@ def _best_read_candidate(unit: MemoryUnit, cands: list[tuple[float, str, int | N
     return uid if p >= update_model.THRESHOLD else None
 
 
+def _passed_over(unit: MemoryUnit, cands: list[tuple[float, str, int | None]], units: list[MemoryUnit],
+                 stored: dict[str, MemoryUnit], loaded: dict[str, MemoryUnit], strict_min_sim: float) -> set[str]:
+    """The earlier facts the rules say ``unit`` updates that the learned reader reads far less surely as
+    updated than another close one (:data:`PASS_OVER_LEVEL`, :data:`PASS_OVER_MARGIN`), whether the rules
+    name that one too or leave it open: those the rules matched by a word the two share, not by the value
+    that changed. Read only on English pairs the reader may judge, and only the :data:`READ_MAX` closest
+    open ones."""
+    ruled: list[tuple[str, str, str]] = []
+    unruled: list[tuple[str, str, str]] = []
+    for sim, uid, q in cands:
+        other = units[q] if q is not None else stored.get(uid, loaded[uid])
+        older, newer = (other, unit) if _ts(other) <= _ts(unit) else (unit, other)
+        if _decide(older.text, newer.text, sim, strict_min_sim, None, veto=True)[0] is not None:
+            if judgeable(older.text, newer.text) and not is_foreign(newer.text):
+                ruled.append((older.text, newer.text, uid))
+        elif len(unruled) < READ_MAX and _readable(older.text, newer.text, sim):
+            unruled.append((older.text, newer.text, uid))
+    if not ruled or len(ruled) + len(unruled) < 2:
+        return set()
+    reads = update_model.probabilities([(older, newer) for older, newer, _ in ruled + unruled])
+    best = max(reads)
+    if best < PASS_OVER_LEVEL:
+        return set()
+    return {uid for (_, _, uid), p in zip(ruled, reads) if p + PASS_OVER_MARGIN <= best}
+
+
 def _other_speakers(one: str | None, other: str | None) -> bool:
     """Two statements by different named speakers: neither updates the other (each person's facts are
     their own), so such pairs are not judged at all; nor do they compete for a message's one slot update."""
@@ -541,6 +573,9 @@ def supersede_on_capture(
                         and not _other_speakers(speaker, units[q].speaker)):
                     cands.append((float(sims[col]), units[q].id, q))
         cands.sort(key=lambda c: -c[0])
+        if cfg.update_model:
+            passed_over = _passed_over(units[pos], cands, units, stored, loaded, cfg.contradiction_min_sim)
+            cands = [c for c in cands if c[1] not in passed_over]
         best_slot = _best_slot_candidate(units[pos], cands, units, stored, loaded)
         best_read = (_best_read_candidate(units[pos], cands, units, stored, loaded, cfg.contradiction_min_sim)
                      if cfg.update_model and best_slot is None else None)

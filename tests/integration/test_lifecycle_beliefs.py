@@ -476,6 +476,28 @@ def test_the_reader_vetoes_a_rule_that_reads_another_attribute_as_changed(engine
             assert bank.get(old.unit_id).status is status
 
 
+def test_the_reader_passes_over_a_rule_that_matched_another_fact_of_the_subject(engine):
+    """The rules read "From next month Mum's chiropodist is coming Monday mornings instead." as a new value of
+    who the chiropodist is (the two share "Mum's chiropodist"), so with the reader off the name is superseded
+    and the day question still answers Thursday. The reader reads the visit's day as the fact that changed,
+    far more surely than the name: the name stays, and recall answers the day with Monday."""
+    later = T0 + timedelta(days=30)
+    for reader in (True, False):
+        bank = engine.bank(f"pass-over-{reader}", lifecycle={"update_model": reader})
+        name = bank.capture("Mum's chiropodist is called Aled.", mentioned_at=T0)
+        bank.capture("Mum's chiropodist comes round on Thursday mornings.", mentioned_at=T0 + timedelta(days=1))
+        new = bank.capture("From next month Mum's chiropodist is coming Monday mornings instead.", mentioned_at=later)
+        assert (new.supersedes == (name.unit_id,)) is not reader
+        day = [h.unit.text for h in bank.recall("When does Mum's chiropodist come round?", k=3, as_of=later)]
+        called = [h.unit.text for h in bank.recall("What is Mum's chiropodist called?", k=3, as_of=later)]
+        if reader:
+            assert bank.get(name.unit_id).status is MemoryStatus.ACTIVE
+            assert "Monday" in day[0] and not any("Thursday" in t for t in day)
+            assert called[0] == "Mum's chiropodist is called Aled."
+        else:
+            assert "Thursday" in day[0] and not any("Aled" in t for t in called)
+
+
 def test_the_reader_updates_the_one_fact_it_reads_most_surely(engine, monkeypatch):
     """A message updates one fact: of two the reader takes for changed (the rules silenced here), the
     surer one, whichever of them sits closer in vector space; the other stays active."""
