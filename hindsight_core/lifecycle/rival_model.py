@@ -56,7 +56,7 @@ from hindsight_core.lifecycle.rivals import (_STRONG_SLOTS, asked_statement, _nu
 from hindsight_core.lifecycle.slots import content, read
 from hindsight_core.lifecycle.update_cues import (assertive_part, clause_look_alike, denies, is_addition, look_alike,
                                                   relations, split_clauses, update_cue, without_effective_time)
-from hindsight_core.lifecycle.update_keys import sibling_id, speaker_label
+from hindsight_core.lifecycle.update_keys import sibling_id
 from hindsight_core.lifecycle.update_rules import (about_someone_else, other_instance, other_possessor,
                                                    replaces_another, said, subject_substituted, two_voices)
 from hindsight_core.lifecycle.update_subjects import named_branch, place_swapped
@@ -134,9 +134,9 @@ def _text_signals(older: str, newer: str, query: str) -> tuple[float, ...] | Non
     """The signals read off the words alone (cached: recall meets the same pairs again), or None
     when the question asks about a past event or a supposition, the earlier text has no one statement the
     question asks about (a chat turn, a story) or the later text is a look-alike as a whole."""
-    labels = speaker_label(older), speaker_label(newer)
-    if (None not in labels and labels[0] != labels[1]) or two_voices(older, newer):
-        return None  # "Sam: my goal is 1:55" / "Ellis: I'm going for sub-1:45": each speaker's own
+    if two_voices(older, newer):
+        return None  # "Sam: my goal is 1:55" / "Ellis: I'm going for sub-1:45": each speaker's own; what two
+        # labelled members say of a shared thing is one fact ("Ana: the club's pacer is Joe" / "Ben: Maria paces now")
     if not asks_about_now(query):
         return None  # a past event is not updated
     older, newer = asked_statement(older, query), said(newer)

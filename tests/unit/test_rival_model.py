@@ -32,8 +32,9 @@ def test_look_alikes_as_a_whole_are_never_judged(later):
     assert probability(older, later, q, NEAR) == 0.0
 
 
-def test_two_labelled_speakers_statements_are_never_judged():
-    """ "Ana: ..." and "Ben: ..." are each speaker's own; one label, or the same one, is judged."""
+def test_two_labelled_speakers_in_their_own_voice_are_never_judged():
+    """ "Ana: my ..." and "Ben: I'm ..." are each speaker's own; one label, or the same one, is judged, and so
+    is what two labelled members of a group chat say of a shared thing (landing 55)."""
     q = "What's the half-marathon goal?"
     assert features("Ana: my half-marathon goal is 1:55.", "Ben: I'm going for 1:45 in the half", q, NEAR) is None
     assert features("Ana: my half-marathon goal is 1:55.", "Ana: I'm going for 1:45 in the half now", q, NEAR) \
@@ -42,6 +43,9 @@ def test_two_labelled_speakers_statements_are_never_judged():
     assert features("Ravi: I'm vegan, no cheese on mine please.",
                     "Lena: I've gone back to eating cheese, Ravi's the last holdout now", "Does Ravi eat cheese?",
                     NEAR) is None
+    pacer = "Who is the club's half-marathon pacer?"
+    assert features("Ana: the club's half-marathon pacer is Joe.", "Ben: Maria is the club's half-marathon pacer now",
+                    pacer, NEAR) is not None
 
 
 def test_a_later_text_far_from_the_earlier_one_is_not_judged():
