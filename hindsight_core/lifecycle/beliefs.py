@@ -101,10 +101,10 @@ _JUDGE_MIN_SIM = 0.6  # the LLM judge is asked only about pairs this close that 
 #: changes sits among its nearest, and capture into a bank dense with related facts stays cheap (each
 #: read costs a pass of the model).
 READ_MAX = 4
-#: A rule's update of one earlier fact is passed over when the reader reads another close fact, one the
-#: rules leave open, as updated at least :data:`PASS_OVER_LEVEL` and by :data:`PASS_OVER_MARGIN` more
-#: surely: the rules matched the wrong fact of the subject (a status report's "highlight report" line for
-#: its "PM ... highlight report every Monday" fact, not for its status), and a message updates one fact.
+#: A rule's update of one earlier fact is passed over when the reader reads another close fact as updated
+#: at least :data:`PASS_OVER_LEVEL` and by :data:`PASS_OVER_MARGIN` more surely: the rules matched the wrong
+#: fact of the subject ("Mum's chiropodist is called Aled." for "From next month Mum's chiropodist is coming
+#: Monday mornings instead."), and a message updates one fact. Chosen before any count (landing 55).
 PASS_OVER_LEVEL = 0.5
 PASS_OVER_MARGIN = 0.3
 _JUDGE_CACHE_SIZE = 4096  # LLM verdicts kept per model, keyed by the two texts
@@ -463,14 +463,15 @@ def _passed_over(unit: MemoryUnit, cands: list[tuple[float, str, int | None]], u
     updated than another close one (:data:`PASS_OVER_LEVEL`, :data:`PASS_OVER_MARGIN`), whether the rules
     name that one too or leave it open: those the rules matched by a word the two share, not by the value
     that changed. Read only on English pairs the reader may judge, and only the :data:`READ_MAX` closest
-    open ones."""
+    open ones; the rules the reader does not veto (:data:`_NOT_VETOED`) are not passed over either."""
     ruled: list[tuple[str, str, str]] = []
     unruled: list[tuple[str, str, str]] = []
     for sim, uid, q in cands:
         other = units[q] if q is not None else stored.get(uid, loaded[uid])
         older, newer = (other, unit) if _ts(other) <= _ts(unit) else (unit, other)
-        if _decide(older.text, newer.text, sim, strict_min_sim, None, veto=True)[0] is not None:
-            if judgeable(older.text, newer.text) and not is_foreign(newer.text):
+        reason = _decide(older.text, newer.text, sim, strict_min_sim, None, veto=True)[0]
+        if reason is not None:
+            if reason not in _NOT_VETOED and judgeable(older.text, newer.text) and not is_foreign(newer.text):
                 ruled.append((older.text, newer.text, uid))
         elif len(unruled) < READ_MAX and _readable(older.text, newer.text, sim):
             unruled.append((older.text, newer.text, uid))
