@@ -38,7 +38,7 @@ import logging
 import re
 import weakref
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
@@ -419,14 +419,22 @@ def _sentence_contradicts(older: str, newer: str) -> str | None:
     return next((r for r in (contradicts(older, s) for s in sentences) if r is not None), None)
 
 
+def _oriented(unit: MemoryUnit, cands: list[tuple[float, str, int | None]], units: list[MemoryUnit],
+              stored: dict[str, MemoryUnit],
+              loaded: dict[str, MemoryUnit]) -> Iterator[tuple[float, str, MemoryUnit, MemoryUnit]]:
+    """Each candidate of ``unit`` as ``(sim, id, older, newer)``: the pair in the order it was said (a
+    same-batch candidate is ``units[q]``; a stored one, as changed here or as loaded)."""
+    for sim, uid, q in cands:
+        other = units[q] if q is not None else stored.get(uid, loaded[uid])
+        yield (sim, uid, other, unit) if _ts(other) <= _ts(unit) else (sim, uid, unit, other)
+
+
 def _best_slot_candidate(unit: MemoryUnit, cands: list[tuple[float, str, int | None]], units: list[MemoryUnit],
                          stored: dict[str, MemoryUnit], loaded: dict[str, MemoryUnit]) -> str | None:
     """The one earlier fact the slot rules say ``unit`` updates most surely (a message updates one
     fact; the other facts about the same subject stay)."""
     best: tuple[float, str | None] = (0.0, None)
-    for sim, uid, q in cands:
-        other = units[q] if q is not None else stored.get(uid, loaded[uid])
-        older, newer = (other, unit) if _ts(other) <= _ts(unit) else (unit, other)
+    for sim, uid, older, newer in _oriented(unit, cands, units, stored, loaded):
         reason, strength = update_strength(older.text, newer.text, sim)
         if reason is not None and strength > best[0]:
             best = (strength, uid)
@@ -442,9 +450,7 @@ def _best_read_candidate(unit: MemoryUnit, cands: list[tuple[float, str, int | N
     the :data:`READ_MAX` closest pairs the rules leave open, together (``cands`` come closest first)."""
     pairs: list[tuple[str, str]] = []
     ids: list[str] = []
-    for sim, uid, q in cands:
-        other = units[q] if q is not None else stored.get(uid, loaded[uid])
-        older, newer = (other, unit) if _ts(other) <= _ts(unit) else (unit, other)
+    for sim, uid, older, newer in _oriented(unit, cands, units, stored, loaded):
         if (_decide(older.text, newer.text, sim, strict_min_sim, None, veto=True)[0] is None
                 and _readable(older.text, newer.text, sim)):
             pairs.append((older.text, newer.text))
@@ -464,11 +470,11 @@ def _passed_over(unit: MemoryUnit, cands: list[tuple[float, str, int | None]], u
     name that one too or leave it open: those the rules matched by a word the two share, not by the value
     that changed. Read only on English pairs the reader may judge, and only the :data:`READ_MAX` closest
     open ones; the rules the reader does not veto (:data:`_NOT_VETOED`) are not passed over either."""
+    if len(cands) < 2:
+        return set()  # no other fact to prefer: spare the rules' and the reader's work
     ruled: list[tuple[str, str, str]] = []
     unruled: list[tuple[str, str, str]] = []
-    for sim, uid, q in cands:
-        other = units[q] if q is not None else stored.get(uid, loaded[uid])
-        older, newer = (other, unit) if _ts(other) <= _ts(unit) else (unit, other)
+    for sim, uid, older, newer in _oriented(unit, cands, units, stored, loaded):
         reason = _decide(older.text, newer.text, sim, strict_min_sim, None, veto=True)[0]
         if reason is not None:
             if reason not in _NOT_VETOED and judgeable(older.text, newer.text) and not is_foreign(newer.text):
