@@ -21,6 +21,7 @@ from hindsight_core.lifecycle.extract import extract_entities
 from hindsight_core.lifecycle.gate import looks_like_instruction, score_text
 from hindsight_core.lifecycle.pii import redact, redact_id, redact_value
 from hindsight_core.lifecycle.timeparse import resolve_time_refs
+from hindsight_core.lifecycle.update_languages import english_gloss
 from hindsight_core.models import CaptureItem, Flag, MemoryKind, MemoryStatus, MemoryUnit, Outcome, Source
 from hindsight_core.retrieval.context import window_texts
 
@@ -210,14 +211,19 @@ def same_facts(a: str, b: str, *, ordered: bool = True) -> bool:
 
 
 def embed_batch(embedder: "Embedder", to_store: list[Prepared], last_in_session: Callable[[str], str | None],
-                context: bool) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
+                context: bool) -> tuple[np.ndarray | None, dict[str, np.ndarray], dict[str, np.ndarray]]:
     """One embedding call for a batch: row n of the matrix is ``to_store[n]``'s vector and, when
     ``context``, each unit with a predecessor in its session also gets its context-window vector
-    (``{unit id: vector}``; see :mod:`hindsight_core.retrieval.context`)."""
+    (``{unit id: vector}``; see :mod:`hindsight_core.retrieval.context`); a unit written in another
+    language gets the vector of its English gloss too (``{unit id: vector}``,
+    :func:`~hindsight_core.lifecycle.update_languages.english_gloss`)."""
     if not to_store:
-        return None, {}
+        return None, {}, {}
     texts = [p.unit.text for p in to_store]
     windows = window_texts([(p.unit.session_id, p.unit.text) for p in to_store], last_in_session) if context else []
     extra = [(p.unit.id, w) for p, w in zip(to_store, windows) if w is not None]
-    vectors = np.asarray(embedder.embed(texts + [w for _, w in extra]))
-    return vectors[:len(texts)], {uid: vectors[len(texts) + n] for n, (uid, _) in enumerate(extra)}
+    glossed = [(p.unit.id, g) for p in to_store if (g := english_gloss(p.unit.text)) is not None]
+    vectors = np.asarray(embedder.embed(texts + [w for _, w in extra] + [g for _, g in glossed]))
+    after = len(texts) + len(extra)
+    return (vectors[:len(texts)], {uid: vectors[len(texts) + n] for n, (uid, _) in enumerate(extra)},
+            {uid: vectors[after + n] for n, (uid, _) in enumerate(glossed)})

@@ -33,8 +33,9 @@ _REPEAT_BONUS = 0.05  # what one absorbed repeat adds to importance and confiden
 _REPEAT_ACTIVITY = 1.2  # a repeat counts as use: activity grows by this factor
 
 #: One embedded batch: the items, their vectors (row n: the n-th stored item; None when none is) and
-#: context-window vectors by unit id (empty unless recall uses them).
-Embedded = tuple[list[Prepared], "np.ndarray | None", dict[str, "np.ndarray"]]
+#: context-window vectors by unit id (empty unless recall uses them), and gloss vectors by unit id
+#: (messages in another language, :func:`~hindsight_core._capture.embed_batch`).
+Embedded = tuple[list[Prepared], "np.ndarray | None", dict[str, "np.ndarray"], dict[str, "np.ndarray"]]
 
 def prepare_all(store: UnitStore, config: BankConfig, kwargs_list: list[dict[str, Any]]) -> list[Prepared]:
     """Validate and score every item first; evidence ids from another bank (or none) are refused."""
@@ -46,7 +47,8 @@ def prepare_all(store: UnitStore, config: BankConfig, kwargs_list: list[dict[str
 
 def embed(store: UnitStore, config: BankConfig, prepared: list[Prepared]) -> Embedded:
     """One embedding call (no lock held): row n of the matrix is the n-th stored item's vector
-    (None when none is), plus context-window vectors by unit id when recall uses them."""
+    (None when none is), plus context-window vectors by unit id when recall uses them, and the gloss
+    vectors of items in another language."""
     to_store = [p for p in prepared if p.stored]
     with_context = bool(config.recall.context_weight or config.recall.context_next_weight)
 
@@ -58,8 +60,8 @@ def embed(store: UnitStore, config: BankConfig, prepared: list[Prepared]) -> Emb
 
     if to_store:
         store.yield_to_reads()  # recalls in flight go first (read_priority); same vectors either way
-    matrix, contexts = embed_batch(store.embedder, to_store, last_in_session, with_context)
-    return prepared, matrix, contexts
+    matrix, contexts, glosses = embed_batch(store.embedder, to_store, last_in_session, with_context)
+    return prepared, matrix, contexts, glosses
 
 
 def store_batch(store: UnitStore, config: BankConfig, prepared: list[Prepared]) -> list[CaptureResult]:
@@ -74,13 +76,13 @@ def apply(store: UnitStore, config: BankConfig, batches: list[Embedded]) -> list
     wrote is undone before the error is raised, so a failed call leaves no unit and no mention
     count behind.
     """
-    create = any(m is not None for _, m, _ in batches)  # a write creates the bank
+    create = any(m is not None for _, m, _, _ in batches)  # a write creates the bank
     results: list[CaptureResult] = []
     added = 0
     # one write applies at a time, after the recalls in flight (they would wait for this write lock)
     with store.write_turn(), store.transaction(create=create) as index:
-        for prepared, matrix, contexts in batches:
-            batch_results, new = _apply_batch(store, config, index, prepared, matrix, contexts)
+        for prepared, matrix, contexts, glosses in batches:
+            batch_results, new = _apply_batch(store, config, index, prepared, matrix, contexts, glosses)
             results += batch_results
             added += new
     store.written(config, added)  # lifecycle triggers: may queue consolidation or the budget sweep
@@ -88,7 +90,8 @@ def apply(store: UnitStore, config: BankConfig, batches: list[Embedded]) -> list
 
 
 def _apply_batch(store: UnitStore, config: BankConfig, index: LiveIndex, prepared: list[Prepared],
-                 matrix: np.ndarray | None, contexts: dict[str, np.ndarray]) -> tuple[list[CaptureResult], int]:
+                 matrix: np.ndarray | None, contexts: dict[str, np.ndarray],
+                 glosses: dict[str, np.ndarray]) -> tuple[list[CaptureResult], int]:
     to_store = [p for p in prepared if p.stored]
     row_of = {id(p): n for n, p in enumerate(to_store)}  # row n of ``matrix`` is to_store[n]'s vector
     results: list[CaptureResult] = []
@@ -124,7 +127,7 @@ def _apply_batch(store: UnitStore, config: BankConfig, index: LiveIndex, prepare
         near[p.unit.id] = near_rows[row]
         results.append(_result(p, unit=p.unit, stored=True))
     new_units, results, older = supersede_on_capture(store, config, new_units, results, near)  # beliefs keep history
-    store.put(new_units, contexts=contexts)
+    store.put(new_units, contexts=contexts, glosses=glosses)
     for unit in older:
         store.update(unit)
     return results, len(new_units)

@@ -75,6 +75,7 @@ from hindsight_core._validate import check_metadata, check_text, normalise_bank_
 from hindsight_core.errors import HindsightError, InvalidInputError, SchemaVersionError
 from hindsight_core.lifecycle.gate import looks_like_instruction
 from hindsight_core.lifecycle.pii import redact, redact_id, redact_value
+from hindsight_core.lifecycle.update_languages import english_gloss
 from hindsight_core.models import SCHEMA_VERSION, Flag, MemoryStatus, MemoryUnit
 from hindsight_core.storage.codec import MIGRATED_VERSIONS, migrate_library_keys
 
@@ -493,6 +494,7 @@ def import_bank(
 
     # Every vector before the first write: a failing model leaves the store untouched.
     vectors = _vectors(todo, embedder, use_carried, report, progress, target)
+    glosses = _gloss_vectors(todo, embedder)
     store = engine.bank(target).store
     previous = store.records(sorted(existing)) if report.replaced else {}
     written: list[str] = []
@@ -500,7 +502,7 @@ def import_bank(
     try:
         for start in range(0, len(todo), _WRITE_BATCH):
             units = [u for u, _ in todo[start:start + _WRITE_BATCH]]
-            store.load(units, vectors[start:start + _WRITE_BATCH])  # an import creates the bank
+            store.load(units, vectors[start:start + _WRITE_BATCH], glosses)  # an import creates the bank
             written += [u.id for u in units]
             if bar is not None:
                 bar.update(len(units))
@@ -547,6 +549,17 @@ def _sanitise(unit: MemoryUnit, target: str, pii: Any) -> tuple[MemoryUnit, bool
     if tuple(flags) != unit.flags:
         update["flags"] = tuple(flags)
     return (unit.model_copy(update=update) if update else unit), changed, drafted
+
+
+def _gloss_vectors(todo: list[tuple[MemoryUnit, Any]], embedder: Any) -> dict[str, np.ndarray]:
+    """The vectors of the English glosses of units in another language, by id, as capture keeps them
+    (recall's judge reads such a unit through its gloss); never carried by an export."""
+    glossed = [(u.id, g) for u, _ in todo if (g := english_gloss(u.text)) is not None]
+    out: dict[str, np.ndarray] = {}
+    for start in range(0, len(glossed), _EMBED_BATCH):
+        chunk = glossed[start:start + _EMBED_BATCH]
+        out.update(zip((uid for uid, _ in chunk), np.asarray(embedder.embed([g for _, g in chunk]), dtype=np.float32)))
+    return out
 
 
 def _vectors(todo: list[tuple[MemoryUnit, Any]], embedder: Any, use_carried: bool, report: ImportReport,

@@ -374,21 +374,26 @@ def earlier_rivals(statements: list[Statement], query: str, judge: Judge | None 
 
     ``judge`` (the learned judge of :mod:`~hindsight_core.lifecycle.rival_model`, given the later
     statement and its earlier candidates) names the earlier one a later statement answers for when
-    the rules name none.
+    the rules name none. A message in another language with no change cue in its words is left to
+    the judge, which reads it through its English gloss.
     """
     from hindsight_core.lifecycle.belief_trust import may_supersede
 
     out: dict[str, str] = {}
     by_id = {s.id: s for s in statements}
     for newer in statements:
-        if newer.replaced_another or (is_foreign(newer.text) and not says_changed(newer.text)):
-            continue  # the look-alike gates read English: another language rivals only with a change cue
+        if newer.replaced_another:
+            continue
+        # the rules' look-alike gates read English: another language rivals by rule only with a change cue
+        by_rule = not is_foreign(newer.text) or says_changed(newer.text)
+        if not by_rule and judge is None:
+            continue
         earlier = [o for o in statements if o.id != newer.id
                    and o.mentioned_at + MIN_GAP_S <= newer.mentioned_at and o.speaker == newer.speaker
                    and may_supersede(o.source, newer.source)]
         if not earlier:
             continue
-        target = _by_rule(earlier, newer, query)
+        target = _by_rule(earlier, newer, query) if by_rule else None
         if target is None and judge is not None:
             target = judge(newer, earlier)
         if target is not None and (target.id not in out or by_id[out[target.id]].mentioned_at < newer.mentioned_at):

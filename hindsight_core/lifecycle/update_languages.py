@@ -43,7 +43,7 @@ from hindsight_core.lifecycle.update_keys import CLOSE_SIM, day_or_month, key_an
 from hindsight_core.lifecycle.update_values import same_number_kind
 
 __all__ = ["is_foreign", "says_changed", "in_other_language", "changed_in_other_language", "linked_across_languages",
-           "glossable", "read_in_english"]
+           "glossable", "read_in_english", "english_gloss"]
 
 
 def _fold(text: str) -> str:
@@ -274,6 +274,21 @@ def read_in_english(older: str, newer: str) -> tuple[str, str] | None:
     if not glossable(older, newer):
         return None
     return (gloss(older) if is_foreign(older) else older), gloss(newer)
+
+
+def english_gloss(text: str) -> str | None:
+    """The word-for-word English gloss of a message in one of the five languages, which capture
+    embeds beside the message (recall's judge weighs the pair through it: the bundled embedder reads
+    English), or None for a text in English or with nothing to gloss.
+
+    Example:
+        >>> english_gloss("Os meus avós mudaram-se para Braga."), english_gloss("My grandparents live in Faro.")
+        ('the my grandparents moved to Braga.', None)
+    """
+    if not is_foreign(text):
+        return None
+    glossed = gloss(text)
+    return glossed if glossed.strip() and glossed != text else None
 
 
 def _matches_any(anchors: tuple[str, ...], words: list[str]) -> bool:

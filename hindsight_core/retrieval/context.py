@@ -25,13 +25,17 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["context_text", "window_texts", "encode_vector", "decode_vector", "CONTEXT_CHARS", "CONTEXT_KEY"]
+__all__ = ["context_text", "window_texts", "encode_vector", "decode_vector", "CONTEXT_CHARS", "CONTEXT_KEY", "GLOSS_KEY"]
 
 #: The previous unit's text is cut to its last this many characters: the model reads 256 word
 #: pieces at most, and the unit's own text must fit after its context.
 CONTEXT_CHARS = 600
 #: Record field holding the context-window vector (not part of :class:`~hindsight_core.models.MemoryUnit`).
 CONTEXT_KEY = "context_vector"
+#: Record field holding the vector of a message's English gloss when it is written in another language
+#: (:func:`~hindsight_core.lifecycle.update_languages.english_gloss`): recall's judge weighs it against
+#: English facts through this vector (:mod:`~hindsight_core.retrieval.present`).
+GLOSS_KEY = "gloss_vector"
 
 
 def context_text(previous: str | None, text: str) -> str:

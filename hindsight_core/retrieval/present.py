@@ -31,6 +31,7 @@ import numpy as np
 from hindsight_core.lifecycle.beliefs import is_belief
 from hindsight_core.lifecycle.rival_model import THRESHOLD, Closeness, asks_about_now, probability
 from hindsight_core.lifecycle.rivals import Judge, Statement, earlier_rivals
+from hindsight_core.lifecycle.update_languages import english_gloss, glossable, is_foreign, says_changed
 from hindsight_core.retrieval.types import BankIndex
 
 __all__ = ["predecessors", "inherit", "rivals", "INHERIT_BONUS", "RIVAL_HEAD"]
@@ -107,24 +108,48 @@ def rivals(fused: Sequence[tuple[str, float]], index: BankIndex, query: str,
 
 def _judge(head: list[Statement], index: BankIndex, query: str, query_vector: np.ndarray, threshold: float) -> Judge:
     """The learned judge over ``head``'s stored vectors: the earlier candidate it rates most likely
-    answered for by the later statement, when that rating reaches ``threshold``."""
-    vecs = index.vectors([s.id for s in head]).astype(np.float64)
-    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True) + 1e-12
+    answered for by the later statement, when that rating reaches ``threshold``.
+
+    A later message in another language is also read against an English earlier statement through
+    its English gloss and the gloss's stored vector, and the surer reading counts: the judge's
+    signals and the bundled embedder read English. Without a change cue in its own words, the message
+    is read through its gloss only (as the rules leave it). Two statements both in another language
+    are not glossed: the gloss misses one-offs and denials the earlier text's own language states
+    ("solo per stanotte", "non è passato"), and two glosses add up their errors."""
+    vecs = _unit_rows(index.vectors([s.id for s in head]))
     q = np.asarray(query_vector, dtype=np.float64).reshape(-1)
     q = q / (np.linalg.norm(q) + 1e-12)
     row = {s.id: i for i, s in enumerate(head)}
     to_query = vecs @ q
+    units = index.units
 
     def judge(newer: Statement, earlier: list[Statement]) -> Statement | None:
         n = row[newer.id]
-        on = [float(vecs[row[o.id]] @ vecs[n]) for o in earlier]
         qo = [float(to_query[row[o.id]]) for o in earlier]
+        # readings: (the later text per candidate, None where it is not read so; its vector; its cosine to the question)
+        readings = []
+        if not is_foreign(newer.text) or says_changed(newer.text):
+            readings.append(([newer.text] * len(earlier), vecs[n], float(to_query[n])))
+        gloss = units[newer.id].gloss
+        if gloss is not None:  # glossable(): no question, plan or one-off in its own words
+            gloss = _unit_rows(gloss[None, :])[0]
+            readings.append(([english_gloss(newer.text) if glossable(o.text, newer.text) and not is_foreign(o.text)
+                              else None for o in earlier], gloss, float(gloss @ q)))
         best: tuple[float, Statement] | None = None
-        for i, o in enumerate(earlier):
-            close = Closeness.among(on[i], float(to_query[n]), qo[i], on, qo)  # itself ties: still the closest
-            p = probability(o.text, newer.text, query, close)
-            if p >= threshold and (best is None or p > best[0]):
-                best = (p, o)
+        for texts, later, qn in readings:
+            on = [float(vecs[row[o.id]] @ later) for o in earlier]
+            for i, o in enumerate(earlier):
+                if texts[i] is None:
+                    continue
+                close = Closeness.among(on[i], qn, qo[i], on, qo)  # itself ties: still the closest
+                p = probability(o.text, texts[i], query, close)
+                if p >= threshold and (best is None or p > best[0]):
+                    best = (p, o)
         return best[1] if best else None
 
     return judge
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    out = np.asarray(matrix, dtype=np.float64)
+    return out / (np.linalg.norm(out, axis=1, keepdims=True) + 1e-12)

@@ -47,6 +47,7 @@ class IndexedUnit:
     flags: tuple[str, ...] = ()
     speaker: str | None = None  # metadata["speaker"] when the caller gave one
     context: np.ndarray | None = None  # context-window embedding (retrieval/context.py); None: none kept
+    gloss: np.ndarray | None = None  # its English gloss's embedding, for a message in another language
 
     @property
     def when(self) -> float:

@@ -26,6 +26,7 @@ __all__ = ["to_columns", "from_columns"]
 _CODED = ("kind", "status", "source", "session_id", "episode_id", "outcome", "speaker")
 _FLOATS = ("mentioned_at", "importance", "confidence", "activity")
 _TUPLES = ("entities", "evidence_ids", "flags")
+_VECTORS = ("context", "gloss")
 
 
 def _encode(values: Iterable[str | None]) -> tuple[list[str], np.ndarray]:
@@ -50,11 +51,12 @@ def to_columns(units: Sequence[IndexedUnit]) -> tuple[dict[str, Any], dict[str, 
     arrays["occurred_at"] = np.asarray([0.0 if t is None else t for t in occurred], dtype=np.float64)
     for name in _TUPLES:
         meta[name] = column(name)  # tuples: JSON arrays
-    contexts = column("context")
-    has = np.asarray([c is not None for c in contexts], dtype=bool)
-    arrays["context_row"] = np.where(has, np.cumsum(has) - 1, -1).astype(np.int64)
-    kept = [c for c in contexts if c is not None]
-    arrays["context"] = np.stack(kept) if kept else np.zeros((0, 0), dtype=np.float32)
+    for name in _VECTORS:  # kept by few units: a matrix of those, and each unit's row in it (-1: none)
+        vectors = column(name)
+        has = np.asarray([v is not None for v in vectors], dtype=bool)
+        arrays[f"{name}_row"] = np.where(has, np.cumsum(has) - 1, -1).astype(np.int64)
+        kept = [v for v in vectors if v is not None]
+        arrays[name] = np.stack(kept) if kept else np.zeros((0, 0), dtype=np.float32)
     return meta, arrays
 
 
@@ -68,13 +70,15 @@ def from_columns(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> list[In
 
     occurred = [t if present else None
                 for t, present in zip(arrays["occurred_at"].tolist(), arrays["occurred_at_set"].tolist())]
-    matrix = arrays["context"]
-    if not matrix.flags.writeable:  # the records own writable vectors, as after a rebuild
-        matrix = np.array(matrix)
-    contexts = [matrix[r] if r >= 0 else None for r in arrays["context_row"].tolist()]
+    def vectors(name: str) -> list[np.ndarray | None]:
+        matrix = arrays[name]
+        if not matrix.flags.writeable:  # the records own writable vectors, as after a rebuild
+            matrix = np.array(matrix)
+        return [matrix[r] if r >= 0 else None for r in arrays[f"{name}_row"].tolist()]
+
     columns = {
         "id": meta["id"], "seq": arrays["seq"].tolist(), "text": meta["text"], "occurred_at": occurred,
-        "context": contexts,
+        **{name: vectors(name) for name in _VECTORS},
         **{name: decoded(name) for name in _CODED},
         **{name: arrays[name].tolist() for name in _FLOATS},
         **{name: list(map(tuple, meta[name])) for name in _TUPLES},

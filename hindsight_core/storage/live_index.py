@@ -362,8 +362,9 @@ class LiveIndex:
         undo puts a rewritten unit back)."""
         vector = self.vectors([unit.id])[0] if vector is None else np.asarray(vector, dtype=np.float32)
         before = self.units.get(unit.id)
-        if unit.context is None and before is not None:  # a metadata rewrite keeps the context window
-            unit.context = before.context
+        if before is not None:  # a metadata rewrite keeps the context window and the gloss's vector
+            unit.context = before.context if unit.context is None else unit.context
+            unit.gloss = before.gloss if unit.gloss is None else unit.gloss
         self._drop(unit.id)
         self.add(unit, vector)
         for citing in self._cited_by.get(unit.id, ()):  # remove() dropped their links to it

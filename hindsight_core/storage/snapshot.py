@@ -72,7 +72,7 @@ log = logging.getLogger("hindsight.snapshot")
 
 MAGIC = b"HSNAP\n"
 #: Bump when the layout of LiveIndex's derived state changes; older files are then rebuilt.
-SNAPSHOT_VERSION = 3  # 3: derived units left out of the session chains
+SNAPSHOT_VERSION = 4  # 3: derived units left out of the session chains; 4: gloss vectors
 #: Banks smaller than this are not snapshotted: they rebuild from Chroma in tens of milliseconds,
 #: and a deployment with 10,000 small banks should not keep 10,000 extra files.
 SNAPSHOT_MIN_UNITS = 1_000

@@ -45,7 +45,7 @@ import numpy as np
 from hindsight_core.errors import InvalidInputError, NotFoundError, StorageError
 from hindsight_core.models import MemoryStatus, MemoryUnit
 from hindsight_core.read_priority import MAX_DEFER_S, ReadPriority
-from hindsight_core.retrieval.context import CONTEXT_KEY, encode_vector
+from hindsight_core.retrieval.context import CONTEXT_KEY, GLOSS_KEY, encode_vector
 from hindsight_core.storage.codec import fields, from_record, to_indexed, to_record, whole
 from hindsight_core.storage.live_index import LiveIndex
 from hindsight_core.storage.rwlock import holds_a_bank_lock
@@ -286,9 +286,11 @@ class UnitStore:
 
     # ---- writes (each takes the write lock; callers may already hold it) -------------------------
     def put(self, units: Sequence[tuple[MemoryUnit, np.ndarray]], *,
-            contexts: Mapping[str, np.ndarray] | None = None, create: bool = False) -> None:
+            contexts: Mapping[str, np.ndarray] | None = None, glosses: Mapping[str, np.ndarray] | None = None,
+            create: bool = False) -> None:
         """Store units with their vectors: new ones get the next ``seq``, a unit already stored keeps
-        its own (its text and vector are replaced). ``contexts`` are context-window vectors by id."""
+        its own (its text and vector are replaced). ``contexts`` are context-window vectors by id,
+        ``glosses`` the vectors of English glosses (messages in another language) by id."""
         if not units:
             return
         with self.write(create=create) as index:
@@ -300,6 +302,8 @@ class UnitStore:
             for (unit, _), (_, _, meta) in zip(units, records):
                 if contexts and unit.id in contexts:
                     meta[CONTEXT_KEY] = encode_vector(contexts[unit.id])
+                if glosses and unit.id in glosses:
+                    meta[GLOSS_KEY] = encode_vector(glosses[unit.id])
             ids = [r[0] for r in records]
             journal = index.journal
             if journal is not None:  # before the write: a failed upsert may have stored some
@@ -336,7 +340,7 @@ class UnitStore:
                 unit = unit.model_copy(update={"activity": live})
             unit_id, doc, meta = to_record(unit, light.seq)
             stored = whole(meta)
-            del stored[CONTEXT_KEY]  # the text is unchanged, and so is its context window
+            del stored[CONTEXT_KEY], stored[GLOSS_KEY]  # the text is unchanged, and so are its context window and gloss
             index.store.update_metadata(index.collection, [unit_id], [stored])
             index.replace(to_indexed(unit_id, doc, meta))
 
@@ -368,14 +372,18 @@ class UnitStore:
                 index.remove(unit_id)
 
     # ---- bulk loads (imports) -------------------------------------------------------------------
-    def load(self, units: Sequence[MemoryUnit], vectors: np.ndarray) -> None:
+    def load(self, units: Sequence[MemoryUnit], vectors: np.ndarray,
+             glosses: Mapping[str, np.ndarray] | None = None) -> None:
         """Bulk-write units behind the loaded index (an import): each gets the next ``seq`` and goes to
-        Chroma only. Call :meth:`forget` after the last batch: the next call rebuilds the indexes, and
-        the links between the units, from Chroma, whatever order they came in."""
+        Chroma only (``glosses`` as in :meth:`put`). Call :meth:`forget` after the last batch: the next
+        call rebuilds the indexes, and the links between the units, from Chroma, whatever order they came in."""
         if not units:
             return
         with self.write(create=True) as index:
             records = [to_record(u, index.take_seq()) for u in units]
+            for unit, (_, _, meta) in zip(units, records):
+                if glosses and unit.id in glosses:
+                    meta[GLOSS_KEY] = encode_vector(glosses[unit.id])
             index.store.upsert(index.collection, [r[0] for r in records], [""] * len(records),  # may replace
                                [whole(r[2]) for r in records], np.asarray(vectors, dtype=np.float32))
 

@@ -302,6 +302,28 @@ def test_a_change_with_no_shared_word_is_read_through_the_gloss(engine):
     assert "Braga" in res.hits[0].unit.text and all("Faro" not in h.unit.text for h in res.hits)
 
 
+def test_recall_reads_a_change_in_another_language_through_its_gloss(engine):
+    """Capture leaves the English fact active (no rule links "professor" to "nurse"); the bundled
+    embedder reads the Portuguese message far from it, so recall's judge weighs the pair through
+    the message's English gloss and its stored vector: the new job answers, the old one is hidden
+    and still in history. A question or a supposition in the same words changes nothing."""
+    question = "What does my brother Tiago do for work?"
+    for n, (later, changes) in enumerate([
+            ("O meu irmão Tiago agora trabalha como professor numa escola em Coimbra.", True),
+            ("Será que o meu irmão Tiago agora trabalha como professor numa escola em Coimbra?", False),
+            ("Talvez o meu irmão Tiago vá trabalhar como professor numa escola em Coimbra.", False)]):
+        bank = engine.bank(f"glossed-judge-{n}")
+        old = bank.capture("My brother Tiago works as a nurse at the city hospital.", mentioned_at=T0)
+        bank.capture("My brother Tiago has two kids.", mentioned_at=T0 + timedelta(days=1))
+        new = bank.capture(later, mentioned_at=T0 + timedelta(days=30))
+        assert new.supersedes == () and bank.get(old.unit_id).status is MemoryStatus.ACTIVE
+        res = bank.recall(question, k=5, as_of=T0 + timedelta(days=40))
+        if changes:
+            assert res.hits[0].unit.id == new.unit_id and old.unit_id not in res.ids
+        else:
+            assert res.hits[0].unit.id == old.unit_id
+
+
 def test_facts_kept_in_another_language_are_updated_in_it(engine):
     """Both texts in Spanish: each is read through its gloss; a supposition in Spanish changes nothing."""
     bank = engine.bank("glossed-both")

@@ -36,7 +36,8 @@ def _write_bank(engine: MemoryEngine) -> None:
         {"text": f"{PEOPLE[i % 4]} deployed the {services[i % 5]} service to region {i % 3} on port {9000 + i}.",
          "session_id": f"s{i % 6}", "metadata": {"speaker": PEOPLE[(i + 1) % 4]}}
         for i in range(90)
-    ] + [{"text": f"Dana rolled back the search service after error {n}."} for n in range(5)])
+    ] + [{"text": f"Dana rolled back the search service after error {n}."} for n in range(5)]
+      + [{"text": "Dana ha movido el servicio de búsqueda a la región 2 esta semana."}])  # kept with a gloss vector
     ids = list(engine._live_index("big").units)
     bank.capture("Lesson: check the port before deploying billing.", kind="observation", evidence_ids=ids[:3])
     bank.set_directive("Always answer with the service's port.")
@@ -58,7 +59,8 @@ def _structure(index: LiveIndex) -> tuple:
     units = {i: (u.seq, u.text, u.kind, u.status, u.session_id, u.speaker, u.entities, u.evidence_ids, u.flags,
                  u.occurred_at, u.mentioned_at, u.importance, u.confidence, u.activity)
              for i, u in index.units.items()}
-    contexts = {i: None if u.context is None else u.context.tolist() for i, u in index.units.items()}
+    contexts = {i: (None if u.context is None else u.context.tolist(), None if u.gloss is None else u.gloss.tolist())
+                for i, u in index.units.items()}
     graph = index.graph
     edges = sorted(graph.graph.edges(keys=True, data="weight"))
     chains = {i: (graph.prev_next(i), sorted(graph.neighbours(i, None)), sorted(graph.links(i)))

@@ -119,19 +119,23 @@ def test_a_sibling_fact_of_the_next_day_hides_nothing():
     assert earlier_rivals(facts, "What colour is the boat?") == {}
 
 
-def test_a_statement_in_another_language_rivals_only_with_a_change_cue():
-    """The look-alike gates read English: a later statement in another language is judged (by the
-    rules or the learned judge) only when it carries a change cue of its language."""
+def test_a_statement_in_another_language_rivals_by_rule_only_with_a_change_cue():
+    """The rules' look-alike gates read English: a later statement in another language is read by
+    them only when it carries a change cue of its language. Without one it goes to the learned judge
+    alone, which reads it through its English gloss (``retrieval.present``)."""
     older = _s("a", "Paolo fa il turno di notte.", 0)
     alike = _s("b", "No, Paolo non è passato al turno di pomeriggio, era solo una voce: fa sempre le notti.", 30)
     changed = _s("c", "Da lunedì Paolo è passato al turno di pomeriggio, adesso fa le 14-22.", 30)
-
-    def always(newer, earlier):  # a judge that names the earlier fact for any later statement
-        return earlier[0]
-
     question = "Which shift does Paolo work?"
-    assert earlier_rivals([older, alike], question, always) == {}
-    assert earlier_rivals([older, changed], question, always) == {"a": "c"}
+    judged: list[str] = []
+
+    def refuses(newer, earlier):  # a judge that records what it is asked and names nothing
+        judged.append(newer.id)
+        return None
+
+    assert earlier_rivals([older, alike], question) == {}
+    assert earlier_rivals([older, alike], question, refuses) == {} and judged == ["b"]
+    assert earlier_rivals([older, changed], question, lambda newer, earlier: earlier[0]) == {"a": "c"}
 
 
 def test_a_later_text_with_none_of_the_asked_slot_rivals_nothing():
