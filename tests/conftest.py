@@ -147,3 +147,21 @@ def pytest_collection_modifyitems(config, items):
             for name in mark.args:
                 if not DATASETS[name].exists():
                     item.add_marker(pytest.mark.skip(reason=missing_message(name)))
+
+
+@pytest.fixture
+def counting_embedder():
+    """A 256-dimension :class:`~hindsight_core.testing.HashEmbedder` that records every text it embeds
+    (``.texts``), for checks of what capture sends to the model."""
+    from hindsight_core.testing import HashEmbedder
+
+    class CountingEmbedder(HashEmbedder):
+        def __init__(self) -> None:
+            super().__init__(256)
+            self.texts: list[str] = []
+
+        def embed(self, texts):
+            self.texts.extend(texts)
+            return super().embed(texts)
+
+    return CountingEmbedder()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 
 from hindsight_core import BankConfig, MemoryEngine
@@ -12,16 +10,6 @@ from hindsight_core.retrieval.context import context_text
 from hindsight_core.testing import HashEmbedder
 
 ON = RecallConfig(context_weight=0.6)
-
-
-class CountingEmbedder(HashEmbedder):
-    def __init__(self) -> None:
-        super().__init__(256)
-        self.texts: list[str] = []
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        self.texts.extend(texts)
-        return super().embed(texts)
 
 
 TURNS = [
@@ -38,16 +26,16 @@ def _capture(engine: MemoryEngine, config: BankConfig | None = None) -> None:
     bank.capture_many([{"text": t, "session_id": s} for s, t in TURNS[2:]])
 
 
-def test_default_config_embeds_each_text_once_and_keeps_no_context() -> None:
-    emb = CountingEmbedder()
+def test_default_config_embeds_each_text_once_and_keeps_no_context(counting_embedder) -> None:
+    emb = counting_embedder
     with MemoryEngine.ephemeral(embedder=emb) as engine:
         _capture(engine)
         assert sorted(emb.texts) == sorted(t for _, t in TURNS)
         assert all(u.context is None for u in engine._live_index("ctx").units.values())
 
 
-def test_a_unit_after_another_in_its_session_gets_its_window_vector_and_keeps_it_on_reopen(tmp_path) -> None:
-    emb = CountingEmbedder()
+def test_a_unit_after_another_in_its_session_gets_its_window_vector_and_keeps_it_on_reopen(tmp_path, counting_embedder) -> None:
+    emb = counting_embedder
     config = BankConfig(recall=ON)
     window = context_text(TURNS[0][1], TURNS[1][1])
     with MemoryEngine(tmp_path / "store", embedder=emb, config=config) as engine:

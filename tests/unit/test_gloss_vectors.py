@@ -5,8 +5,6 @@ Every sentence here is written for these tests (none comes from a benchmark set)
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 
 from hindsight_core import MemoryEngine
@@ -18,24 +16,14 @@ ENGLISH = "My brother Tiago works as a nurse at the city hospital."
 PORTUGUESE = "O meu irmão Tiago agora trabalha como professor numa escola em Coimbra."
 
 
-class CountingEmbedder(HashEmbedder):
-    def __init__(self) -> None:
-        super().__init__(256)
-        self.texts: list[str] = []
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        self.texts.extend(texts)
-        return super().embed(texts)
-
-
 def test_only_a_message_in_another_language_has_a_gloss():
     assert english_gloss(ENGLISH) is None
     glossed = english_gloss(PORTUGUESE)
     assert glossed is not None and "brother" in glossed and "teacher" in glossed
 
 
-def test_the_gloss_is_embedded_in_the_same_call_and_kept_on_reopen(tmp_path):
-    emb = CountingEmbedder()
+def test_the_gloss_is_embedded_in_the_same_call_and_kept_on_reopen(tmp_path, counting_embedder):
+    emb = counting_embedder
     with MemoryEngine(tmp_path / "store", embedder=emb) as engine:
         bank = engine.bank("g")
         bank.capture_many([{"text": ENGLISH}, {"text": PORTUGUESE}])
