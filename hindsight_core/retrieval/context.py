@@ -25,7 +25,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["context_text", "window_texts", "encode_vector", "decode_vector", "CONTEXT_CHARS", "CONTEXT_KEY", "GLOSS_KEY"]
+__all__ = ["context_text", "window_texts", "encode_vector", "decode_vector", "CONTEXT_CHARS", "CONTEXT_KEY",
+           "GLOSS_KEY"]
 
 #: The previous unit's text is cut to its last this many characters: the model reads 256 word
 #: pieces at most, and the unit's own text must fit after its context.

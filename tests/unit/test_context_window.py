@@ -34,7 +34,8 @@ def test_default_config_embeds_each_text_once_and_keeps_no_context(counting_embe
         assert all(u.context is None for u in engine._live_index("ctx").units.values())
 
 
-def test_a_unit_after_another_in_its_session_gets_its_window_vector_and_keeps_it_on_reopen(tmp_path, counting_embedder) -> None:
+def test_a_unit_after_another_in_its_session_gets_its_window_vector_and_keeps_it_on_reopen(tmp_path,
+                                                                                          counting_embedder) -> None:
     emb = counting_embedder
     config = BankConfig(recall=ON)
     window = context_text(TURNS[0][1], TURNS[1][1])
