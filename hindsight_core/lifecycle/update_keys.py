@@ -274,6 +274,8 @@ def another_id(older: str, newer: str) -> bool:
 
 #: Codes that number one of a series: "U12" / "U14" (letters, digits), "6B" / "6A" (digits, a letter).
 _SERIES_CODE = re.compile(r"(?<![\w-])(?:([a-z]{1,4})(\d{1,4})|(\d{1,4})([a-z]))(?![\w-])", re.I)
+#: One numbered of a kind: "bed 5", "table 12", "room #3".
+_NUMBERED = re.compile(r"(?<![\w-])([a-z]{2,})\s+(?:no\.?\s*|#\s*)?(\d{1,4})(?![\w:.,]\d|[\w-])", re.I)
 #: Hyphenated ids of one family: "ledger-api" / "ledger-worker" (not a phrasal noun: "sign-off", "check-in").
 _FAMILY_ID = re.compile(r"(?<![\w-])([a-z][a-z0-9]*)-((?!(?:off|up|in|out|on|down|over|back|by|to)\b)[a-z][a-z0-9]*)"
                         r"(?![\w-])", re.I)
@@ -287,12 +289,17 @@ def _series(text: str) -> set[tuple[str, str, str]]:
 def sibling_id(older: str, part: str) -> bool:
     """A code or hyphenated id in the earlier statement's subject has a sibling in ``part``, and
     itself is not there: "U12 boys match kicks off at 10" / "U14 boys game kicks off 11:30",
-    "ledger-api listens on 8443" / "moved ledger-worker to 9443". One series, two subjects. A code
-    that is the value ("my flight is TP1353" / "it's TP1351") is left to the other rules.
+    "ledger-api listens on 8443" / "moved ledger-worker to 9443", "bed 5: NOK is her husband" / "bed 7:
+    NOK changed to his niece". One series, two subjects. A code or number that is the value ("my flight
+    is TP1353" / "it's TP1351", "the meeting is in room 4" / "moved to room 6") is left to the other rules.
 
     Example:
         >>> sibling_id("The ledger-api service listens on port 8443.", "moved ledger-worker to 9443")
         True
+        >>> sibling_id("bed 5 Mrs Achebe: NOK is her husband", "bed 7 Mr Dunne: NOK changed to his niece")
+        True
+        >>> sibling_id("The meeting is in room 4.", "the meeting moved to room 6")
+        False
         >>> sibling_id("The ledger-api service listens on port 8443.", "ledger-api moved to 9443")
         False
     """
@@ -303,8 +310,14 @@ def sibling_id(older: str, part: str) -> bool:
                 and any(k == kind and s == stem and t != tail for k, s, t in later):
             return True
     family = {(m.group(1).lower(), m.group(2).lower()) for m in _FAMILY_ID.finditer(part)}
-    return any(f"{a}-{b}" in subject and (a, b) not in family and any(x == a and y != b for x, y in family)
-               for m in _FAMILY_ID.finditer(older) for a, b in [(m.group(1).lower(), m.group(2).lower())])
+    if any(f"{a}-{b}" in subject and (a, b) not in family and any(x == a and y != b for x, y in family)
+           for m in _FAMILY_ID.finditer(older) for a, b in [(m.group(1).lower(), m.group(2).lower())]):
+        return True
+    # "bed 5 Mrs Achebe: NOK is ..." / "bed 7 Mr Dunne: NOK changed ...": one numbered one of a kind, another
+    key = list(key_and_value(older)[0])
+    numbered = {(w, n) for w, n in zip(key, key[1:]) if w.isalpha() and len(w) > 1 and n.isdigit()}
+    said = {(m.group(1).lower(), m.group(2)) for m in _NUMBERED.finditer(part)}
+    return any((w, n) not in said and any(x == w and y != n for x, y in said) for w, n in numbered)
 
 
 #: One capitalised word and a colon, maybe with a note on who it is ("Sam:", "Tom (handover):"),

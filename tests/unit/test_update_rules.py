@@ -555,6 +555,10 @@ def test_the_speakers_fact_against_another_persons(older, newer, other):
     ("U10 girls practice is Thursdays at 5pm on pitch 2.", "U11 girls practice moved to Fridays at 6", False),
     ("The billing-api service listens on port 8080.", "moved billing-cron to 9090 so the ports stop clashing", False),
     ("The billing-api service listens on port 8080.", "heads up: we moved billing-api to port 9090 last night", True),
+    # one numbered of a kind in the subject, another one later; a number that is the value changes
+    ("Table 4's booking tonight is for six people.", "table 9 booking is now for eight people", False),
+    ("Table 4's booking tonight is for six people.", "table 4 booking is now for eight people", True),
+    ("The quiz night is in room 4.", "quiz night moved to room 6 because of the heating", True),
 ])
 def test_a_sibling_in_a_numbered_series_is_another_subject(older, newer, updates):
     assert (judge_update(older, newer, 0.8) is not None) is updates
