@@ -45,8 +45,8 @@ import numpy as np
 from hindsight_core.errors import InvalidInputError, LLMError
 from hindsight_core.lifecycle.belief_trust import corroborated, may_supersede, pending_flags
 from hindsight_core.lifecycle.update_cues import closed_by_request, look_alike, update_cue, without_effective_time
-from hindsight_core.lifecycle.update_languages import (is_foreign, linked_across_languages, read_in_english,
-                                                       says_changed)
+from hindsight_core.lifecycle.update_languages import (is_foreign, linked_across_languages, read_as_written,
+                                                       read_in_english, says_changed)
 from hindsight_core.lifecycle import update_model
 from hindsight_core.lifecycle.update_rules import (FORMS, RELATED_MIN_SIM, is_tool_record, judge_update, judgeable,
                                                    sibling_fact, update_strength)
@@ -406,7 +406,7 @@ def _readable(older: str, newer: str, sim: float) -> bool:
     look-alike (a question, plan, denial... stays one whatever it reads); in another language, only
     with a change cue of that language ("Quizás ... abra a las 6:00" is a supposition)."""
     return (sim >= RELATED_MIN_SIM and look_alike(newer) is None and judgeable(older, newer)
-            and (not is_foreign(newer) or says_changed(newer)))  # the look-alike cues read English
+            and read_as_written(newer))  # the look-alike cues read English
 
 
 def _sentence_contradicts(older: str, newer: str) -> str | None:

@@ -58,7 +58,7 @@ from hindsight_core.lifecycle.update_cues import (assertive_part, denies, is_add
 from hindsight_core.lifecycle.update_keys import is_tool_record, number_like, sibling_id
 from hindsight_core.lifecycle.update_statements import is_episode, reported_turn, statement_parts
 from hindsight_core.lifecycle.update_values import same_number_kind
-from hindsight_core.lifecycle.update_languages import is_foreign, read_in_english, says_changed
+from hindsight_core.lifecycle.update_languages import is_foreign, read_as_written, read_in_english, says_changed
 from hindsight_core.lifecycle.update_rules import (about_someone_else, another_id, key_and_value, one_belief,
                                                    other_instance, other_possessor, replaces_another, said,
                                                    sibling_fact, subject_substituted)
@@ -385,7 +385,7 @@ def earlier_rivals(statements: list[Statement], query: str, judge: Judge | None 
         if newer.replaced_another:
             continue
         # the rules' look-alike gates read English: another language rivals by rule only with a change cue
-        by_rule = not is_foreign(newer.text) or says_changed(newer.text)
+        by_rule = read_as_written(newer.text)
         if not by_rule and judge is None:
             continue
         earlier = [o for o in statements if o.id != newer.id

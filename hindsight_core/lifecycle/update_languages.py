@@ -42,7 +42,7 @@ from hindsight_core.lifecycle.slots import Reading, read, same_word
 from hindsight_core.lifecycle.update_keys import CLOSE_SIM, day_or_month, key_and_value, number_like, present
 from hindsight_core.lifecycle.update_values import same_number_kind
 
-__all__ = ["is_foreign", "says_changed", "in_other_language", "changed_in_other_language", "linked_across_languages",
+__all__ = ["is_foreign", "says_changed", "read_as_written", "in_other_language", "changed_in_other_language", "linked_across_languages",
            "glossable", "read_in_english", "english_gloss"]
 
 
@@ -181,6 +181,12 @@ _LANGUAGE_GROUP = {**{r: "en" for r in ("engl", "ingl", "angl")}, **{r: "es" for
 def says_changed(text: str) -> bool:
     """Whether a message in one of those languages carries a change cue ("ab sofort", "désormais")."""
     return is_foreign(text) and bool(_FOREIGN_CUE.search(text)) and not _looks_alike(text)
+
+
+def read_as_written(text: str) -> bool:
+    """Whether the English look-alike gates may read ``text`` as written: English, or another language
+    with a change cue of its own ("ab sofort"); a message without one is read through its gloss, if at all."""
+    return not is_foreign(text) or says_changed(text)
 
 
 def _words(text: str) -> list[str]:

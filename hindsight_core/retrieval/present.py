@@ -31,7 +31,7 @@ import numpy as np
 from hindsight_core.lifecycle.beliefs import is_belief
 from hindsight_core.lifecycle.rival_model import THRESHOLD, Closeness, asks_about_now, probability
 from hindsight_core.lifecycle.rivals import Judge, Statement, earlier_rivals
-from hindsight_core.lifecycle.update_languages import english_gloss, glossable, is_foreign, says_changed
+from hindsight_core.lifecycle.update_languages import english_gloss, glossable, is_foreign, read_as_written
 from hindsight_core.retrieval.types import BankIndex
 
 __all__ = ["predecessors", "inherit", "rivals", "INHERIT_BONUS", "RIVAL_HEAD"]
@@ -128,13 +128,13 @@ def _judge(head: list[Statement], index: BankIndex, query: str, query_vector: np
         qo = [float(to_query[row[o.id]]) for o in earlier]
         # readings: (the later text per candidate, None where it is not read so; its vector; its cosine to the question)
         readings = []
-        if not is_foreign(newer.text) or says_changed(newer.text):
+        if read_as_written(newer.text):
             readings.append(([newer.text] * len(earlier), vecs[n], float(to_query[n])))
         gloss = units[newer.id].gloss
         if gloss is not None:  # glossable(): no question, plan or one-off in its own words
-            gloss = _unit_rows(gloss[None, :])[0]
-            readings.append(([english_gloss(newer.text) if glossable(o.text, newer.text) and not is_foreign(o.text)
-                              else None for o in earlier], gloss, float(gloss @ q)))
+            gloss, glossed = _unit_rows(gloss[None, :])[0], english_gloss(newer.text)
+            readings.append(([glossed if glossable(o.text, newer.text) and not is_foreign(o.text) else None
+                              for o in earlier], gloss, float(gloss @ q)))
         best: tuple[float, Statement] | None = None
         for texts, later, qn in readings:
             on = [float(vecs[row[o.id]] @ later) for o in earlier]

@@ -58,6 +58,16 @@ log = logging.getLogger("hindsight.storage")
 _DROPPED_RETRIES = 3
 
 
+def _keep_vectors(units: Sequence[MemoryUnit], records: Sequence[tuple[str, None, dict[str, Any]]],
+                  by_key: Mapping[str, Mapping[str, np.ndarray] | None]) -> None:
+    """Put the record-only vectors of ``units`` (``{record key: {unit id: vector}}``: a context window,
+    a gloss) on their records, encoded; a unit without one gets no key."""
+    for unit, (_, _, meta) in zip(units, records):
+        for key, vectors in by_key.items():
+            if vectors and unit.id in vectors:
+                meta[key] = encode_vector(vectors[unit.id])
+
+
 @dataclass(frozen=True, slots=True)
 class StoreHost:
     """What a bank's store needs from its engine, as plain callables (the store never sees the engine).
@@ -299,11 +309,7 @@ class UnitStore:
                 known = index.units.get(unit.id)
                 records.append(to_record(unit, known.seq if known is not None else index.take_seq()))
                 over.append(known is not None)
-            for (unit, _), (_, _, meta) in zip(units, records):
-                if contexts and unit.id in contexts:
-                    meta[CONTEXT_KEY] = encode_vector(contexts[unit.id])
-                if glosses and unit.id in glosses:
-                    meta[GLOSS_KEY] = encode_vector(glosses[unit.id])
+            _keep_vectors([u for u, _ in units], records, {CONTEXT_KEY: contexts, GLOSS_KEY: glosses})
             ids = [r[0] for r in records]
             journal = index.journal
             if journal is not None:  # before the write: a failed upsert may have stored some
@@ -381,9 +387,7 @@ class UnitStore:
             return
         with self.write(create=True) as index:
             records = [to_record(u, index.take_seq()) for u in units]
-            for unit, (_, _, meta) in zip(units, records):
-                if glosses and unit.id in glosses:
-                    meta[GLOSS_KEY] = encode_vector(glosses[unit.id])
+            _keep_vectors(units, records, {GLOSS_KEY: glosses})
             index.store.upsert(index.collection, [r[0] for r in records], [""] * len(records),  # may replace
                                [whole(r[2]) for r in records], np.asarray(vectors, dtype=np.float32))
 
