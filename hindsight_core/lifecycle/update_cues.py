@@ -56,7 +56,7 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # "Plan for next sprint: ..." (not "we're looking at the 22nd", nor a receipt's "Plan: Premium")
         r"thinking\b[^.;]{0,40}\b(could|should|might|i['’]ll|we['’]ll)|(were|was|are|been) talking (about|of)|"
         # "thinking next year we try an Airbnb instead": a wish, in the plain present
-        r"thinking\b[^.;]{0,25}\b(?:we|i) (?:try|go|get|switch|move|book|stay|use)\b|"
+        r"thinking\b[^.;]{0,25}\b(?:we|i) (?:try|go|get|switch|move|book|stay|use|make|let|put)\b|"
         r"plan for (next|this|the coming) \w+|(i['’]ll|we['’]ll|they['’]ll|i will|we will) probably|"
         r"asked (if|whether)|"
         # a change put off until something else happens ("once we're back I'm going to switch to ...")
@@ -332,13 +332,28 @@ def denies(text: str, subject: tuple[str, ...] = ()) -> bool:
         False
         >>> denies("Ingrid owns it now? no, the sign-off hasn't changed.", ("sign-off",))
         True
+        >>> denies("no, the gym membership has NOT been frozen"), denies("No, that's wrong, it's the 13th, not the 3rd.")
+        (True, False)
     """
     if subject:
         text = " ".join(s for s in _SENT.split(text) if not _another_unchanged(s, subject))
-    if _DENIAL.search(text):
+    if _DENIAL.search(text) or (_NO_THEN_NEGATED.search(text) and not _NOW_OTHERWISE.search(text)):
         return True
     m = _NOT_UNDER_WAY.search(text)
     return m is not None and not _GOING_ELSEWHERE.search(text, m.end())
+
+
+#: A "no" said to a claim, then the claim negated in the same sentence: "no, Kasia's restriction has NOT
+#: been lifted", "Re your note — no, the clinic didn't clear me", "Bev: no, Biscuit does NOT need a lunchtime
+#: walk"; not "no sugar in my tea anymore" ("no" before a noun), nor a correction that calls the earlier
+#: value wrong ("No, that's wrong, her birthday is the 13th, not the 3rd").
+_NO_THEN_NEGATED = re.compile(
+    r"(?:^|[—–:-]\s*|[.!?]\s+)(?:no|nope|nah)\s*[,.!—–-]+"
+    r"(?!\s*\d|\s*(?:that|it|this)(?:'s|’s| is) (?:wrong|not right|incorrect|a mistake))"  # not "No. 5"
+    r"[^.!?]*?\b(?:not|never|\w+n['’]t|(?:is|was|were|are|did|does|do|has|have|had|ca|wo)nt)\b", _F)
+#: ... unless the message says the value is otherwise now ("no, not in room 4 any more, it's room 6 now").
+_NOW_OTHERWISE = re.compile(r"\b(?:any ?more|no longer|from now on|these days|going forward|I meant|my mistake|"
+                            r"typo|should have said|correction)\b", _F)
 
 
 _CHANGE_VERB = r"(?:put|rais|mov|chang|cut|bump|push|increas|reduc|extend|switch|drop)\w*"

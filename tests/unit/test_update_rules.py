@@ -1552,3 +1552,23 @@ def test_the_rules_the_reader_does_not_veto_are_reasons_the_rules_give():
     from hindsight_core.lifecycle.update_rules import _STRENGTH
 
     assert _NOT_VETOED <= _STRENGTH.keys()
+
+
+@pytest.mark.parametrize("newer", [
+    "no, the gym membership has NOT been frozen, whoever told Dana that was wrong",
+    "Re the email — no, the landlord didn't approve the dog, we're still asking",
+    "Priya: no, Theo does NOT need a lift on Fridays, same as always",
+])
+def test_a_no_to_a_claim_then_the_claim_negated_is_a_denial(newer):
+    assert look_alike(newer) == "denial"
+
+
+@pytest.mark.parametrize("newer", [
+    "No, that's wrong, the dentist is on the 14th, not the 4th.",  # a correction names the earlier value wrong
+    "no, not room 4 any more, the class is in room 6 now",  # otherwise now
+    "no sugar in my coffee these days, doctor's orders, I don't miss it",  # "no" before a noun
+    "No. 12 doesn't stop at the depot, take the 14 instead",  # a number, no "no" to a claim
+])
+def test_a_no_before_a_present_value_or_a_noun_is_no_denial(newer):
+    assert look_alike(newer) != "denial"
+
