@@ -1571,4 +1571,3 @@ def test_a_no_to_a_claim_then_the_claim_negated_is_a_denial(newer):
 ])
 def test_a_no_before_a_present_value_or_a_noun_is_no_denial(newer):
     assert look_alike(newer) != "denial"
-
