@@ -42,8 +42,8 @@ from hindsight_core.lifecycle.slots import Reading, read, same_word
 from hindsight_core.lifecycle.update_keys import CLOSE_SIM, day_or_month, key_and_value, number_like, present
 from hindsight_core.lifecycle.update_values import same_number_kind
 
-__all__ = ["is_foreign", "says_changed", "read_as_written", "in_other_language", "changed_in_other_language", "linked_across_languages",
-           "glossable", "read_in_english", "english_gloss"]
+__all__ = ["is_foreign", "says_changed", "read_as_written", "in_other_language", "changed_in_other_language",
+           "linked_across_languages", "glossable", "read_in_english", "english_gloss"]
 
 
 def _fold(text: str) -> str:

@@ -26,7 +26,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 __all__ = ["context_text", "window_texts", "encode_vector", "decode_vector", "CONTEXT_CHARS", "CONTEXT_KEY",
-           "GLOSS_KEY"]
+           "GLOSS_KEY", "VECTOR_KEYS"]
 
 #: The previous unit's text is cut to its last this many characters: the model reads 256 word
 #: pieces at most, and the unit's own text must fit after its context.
@@ -37,6 +37,9 @@ CONTEXT_KEY = "context_vector"
 #: (:func:`~hindsight_core.lifecycle.update_languages.english_gloss`): recall's judge weighs it against
 #: English facts through this vector (:mod:`~hindsight_core.retrieval.present`).
 GLOSS_KEY = "gloss_vector"
+#: The record fields holding vectors beside the unit's own: record-only, never part of a unit, and kept
+#: when a unit's metadata is rewritten (its text, and so these, unchanged).
+VECTOR_KEYS = (CONTEXT_KEY, GLOSS_KEY)
 
 
 def context_text(previous: str | None, text: str) -> str:

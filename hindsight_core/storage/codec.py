@@ -33,7 +33,7 @@ from typing import Any, Mapping
 
 from hindsight_core.errors import SchemaVersionError, StorageError
 from hindsight_core.models import SCHEMA_VERSION, MemoryUnit
-from hindsight_core.retrieval.context import CONTEXT_KEY, GLOSS_KEY, decode_vector
+from hindsight_core.retrieval.context import CONTEXT_KEY, GLOSS_KEY, VECTOR_KEYS, decode_vector
 from hindsight_core.retrieval.types import IndexedUnit
 
 __all__ = ["to_record", "from_record", "to_indexed", "fields", "record_text", "stored_text", "whole", "ts",
@@ -132,7 +132,7 @@ def stored_text(document: str | None, stored: Mapping[str, Any]) -> str:
 
 
 #: Every key a record of any layout this release reads may hold at its top level.
-_RECORD_KEYS = frozenset({"seq", CONTEXT_KEY, GLOSS_KEY, TEXT_KEY, PACKED_KEY} | {
+_RECORD_KEYS = frozenset({"seq", *VECTOR_KEYS, TEXT_KEY, PACKED_KEY} | {
     LIBRARY_FIELDS.get(name, name) for name in MemoryUnit.model_fields if name not in ("id", "text")})
 
 
@@ -196,7 +196,7 @@ def from_record(unit_id: str, document: str | None, meta: Mapping[str, Any]) -> 
     stored = fields(meta)
     data: dict[str, Any] = {"id": unit_id, "text": stored_text(document, stored)}
     for key, value in stored.items():
-        if key in ("seq", CONTEXT_KEY, GLOSS_KEY, TEXT_KEY):  # record-only fields, not part of the unit
+        if key in ("seq", TEXT_KEY) or key in VECTOR_KEYS:  # record-only fields, not part of the unit
             continue
         key = _KEY_TO_FIELD.get(key, key)
         if key in _JSON_FIELDS:

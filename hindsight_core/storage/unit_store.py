@@ -45,7 +45,7 @@ import numpy as np
 from hindsight_core.errors import InvalidInputError, NotFoundError, StorageError
 from hindsight_core.models import MemoryStatus, MemoryUnit
 from hindsight_core.read_priority import MAX_DEFER_S, ReadPriority
-from hindsight_core.retrieval.context import CONTEXT_KEY, GLOSS_KEY, encode_vector
+from hindsight_core.retrieval.context import CONTEXT_KEY, GLOSS_KEY, VECTOR_KEYS, encode_vector
 from hindsight_core.storage.codec import fields, from_record, to_indexed, to_record, whole
 from hindsight_core.storage.live_index import LiveIndex
 from hindsight_core.storage.rwlock import holds_a_bank_lock
@@ -346,7 +346,8 @@ class UnitStore:
                 unit = unit.model_copy(update={"activity": live})
             unit_id, doc, meta = to_record(unit, light.seq)
             stored = whole(meta)
-            del stored[CONTEXT_KEY], stored[GLOSS_KEY]  # the text is unchanged, and so are its context window and gloss
+            for key in VECTOR_KEYS:  # the text is unchanged, and so are its context window and gloss
+                del stored[key]
             index.store.update_metadata(index.collection, [unit_id], [stored])
             index.replace(to_indexed(unit_id, doc, meta))
 
