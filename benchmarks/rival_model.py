@@ -40,6 +40,9 @@ WEIGHTS_FILE = ROOT / "hindsight_core" / "lifecycle" / "_rival_weights.py"
 FIT_SETS = ("set_a", "set_b", "set_c", "set_d", "set_e", "set_f", "set_g", "set_h")
 #: L2 penalty of the logistic fit (on standardised signals): the model has few weights and ~2,000 pairs.
 PENALTY = 1.0
+#: The weights are fitted on pairs at this cosine or closer (recall judges from the lower
+#: ``rival_model.MIN_CLOSENESS``: a change buried in a long message sits far from its fact).
+FIT_MIN_CLOSENESS = 0.25
 SEED = 7
 
 
@@ -84,7 +87,8 @@ def pairs(sets: dict[str, list[dict[str, Any]]], embedder: Any) -> list[dict[str
                 older, others = case["before"][j], [t for i, t in enumerate(case["before"]) if i != j]
                 close = Closeness.among(cos(older, newer), cos(q, newer), cos(q, older),
                                         [cos(t, newer) for t in others], [cos(q, t) for t in others])
-                x = features(older, newer, q, close)  # None: a look-alike as a whole, never let answer
+                # None: a look-alike as a whole, or too far to fit on (never let answer)
+                x = features(older, newer, q, close) if close.on >= FIT_MIN_CLOSENESS else None
                 rows.append({"set": name, "id": case["id"], "role": role, "y": int(role == "update"), "x": x})
     return rows
 

@@ -69,9 +69,11 @@ FEATURES: tuple[str, ...] = (
     "place_change", "reversed", "no_value", "new_log", "numbers", "other_poss", "name_swap", "one_off",
     "any_clause_look")
 #: Below this cosine between the earlier statement and the later text the pair is not judged (nor its
-#: text signals read): such pairs are mostly unrelated, and fitting without them let more updates and
-#: fewer look-alikes answer (leave-one-set-out, benchmarks/rival_model.py).
-MIN_CLOSENESS = 0.25
+#: text signals read): such pairs are mostly unrelated. The weights were fitted without pairs below 0.25
+#: (that let more updates and fewer look-alikes answer, benchmarks/rival_model.py); judging from 0.15
+#: reads the change buried in a long message of several matters, which sits far from the one fact it
+#: changes (landing 58: +4 updates on the dev pool, no look-alike reached the threshold below 0.25).
+MIN_CLOSENESS = 0.15
 #: The probability at which recall lets the later statement answer (the fitted default).
 THRESHOLD: float = float(WEIGHTS["threshold"])
 
