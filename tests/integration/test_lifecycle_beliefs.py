@@ -520,6 +520,46 @@ def test_the_reader_passes_over_a_rule_that_matched_another_fact_of_the_subject(
             assert "Thursday" in day[0] and not any("Aled" in t for t in called)
 
 
+@pytest.mark.parametrize("visit_read, passed_over", [(0.97, True), (0.90, False)])
+def test_a_reading_at_the_readers_threshold_passes_over_a_rule_by_a_smaller_margin(engine, monkeypatch, visit_read,
+                                                                                    passed_over):
+    """The rules take the name for what changed; the reader (scripted here) reads the name 0.78 and the visit
+    day ``visit_read``. At the reader's own threshold (0.95) a margin of 0.15 passes the rule over: the name
+    stays, and recall answers the day with Monday. Below it the margin must be 0.3, and the rule's choice stands."""
+    from hindsight_core.lifecycle import update_model
+
+    name, day = "Mum's chiropodist is called Aled.", "Mum's chiropodist comes round on Thursday mornings."
+    reads = {name: 0.78, day: visit_read}
+    monkeypatch.setattr(update_model, "probabilities", lambda pairs: [reads.get(o, 0.0) for o, _ in pairs])
+    monkeypatch.setattr(update_model, "probability", lambda older, newer: reads.get(older, 0.0))
+    bank = engine.bank(f"sure-pass-over-{passed_over}", lifecycle={"update_model": True})
+    ids = {f: bank.capture(f, mentioned_at=T0 + timedelta(days=i)).unit_id for i, f in enumerate((name, day))}
+    new = bank.capture("From next month Mum's chiropodist is coming Monday mornings instead.",
+                       mentioned_at=T0 + timedelta(days=30))
+    assert (ids[name] in new.supersedes) is not passed_over
+    assert bank.get(ids[name]).status is (MemoryStatus.ACTIVE if passed_over else MemoryStatus.SUPERSEDED)
+    if passed_over:
+        asked = T0 + timedelta(days=40)
+        days = [h.unit.text for h in bank.recall("When does Mum's chiropodist come round?", k=3, as_of=asked)]
+        assert "Monday" in days[0] and not any("Thursday" in t for t in days)
+
+
+def test_a_sure_reading_passes_over_even_a_rule_the_reader_never_vetoes(engine):
+    """"Sent the fixed PDF" reads, by a value-form rule the reader never vetoes, as the "sent" invoice being done;
+    the reader reads the corrected Northwind invoice as updated far more surely (0.98 against 0.48). The
+    Keller invoice stays, and recall answers the Northwind total with the corrected one only."""
+    bank = engine.bank("sure-pass-over-kept-rule")
+    northwind = bank.capture("Invoice Northwind March: €3,410 (22 hours @155).", mentioned_at=T0)
+    keller = bank.capture("Invoice Keller Q1: €1,980, sent", mentioned_at=T0 + timedelta(days=1))
+    new = bank.capture("Correction on the Northwind March invoice — the total is €3,140, I'd swapped two digits. "
+                       "Sent the fixed PDF.", mentioned_at=T0 + timedelta(days=30))
+    assert new.supersedes == (northwind.unit_id,)
+    assert bank.get(keller.unit_id).status is MemoryStatus.ACTIVE
+    texts = [h.unit.text for h in bank.recall("How much is the Northwind March invoice?", k=5,
+                                              as_of=T0 + timedelta(days=40))]
+    assert "€3,140" in texts[0] and not any("€3,410" in t for t in texts)
+
+
 def test_the_reader_updates_the_one_fact_it_reads_most_surely(engine, monkeypatch):
     """A message updates one fact: of two the reader takes for changed (the rules silenced here), the
     surer one, whichever of them sits closer in vector space; the other stays active."""
