@@ -499,9 +499,10 @@ def _passed_over(unit: MemoryUnit, cands: list[tuple[float, str, int | None]], u
     if best < PASS_OVER_LEVEL:
         return set()
     sure = best >= update_model.THRESHOLD
-    margin = PASS_OVER_SURE_MARGIN if sure else PASS_OVER_MARGIN
+    if not sure:
+        return {uid for (_, _, uid), p in zip(ruled, reads) if uid not in kept and p + PASS_OVER_MARGIN <= best}
     return {uid for (_, _, uid), p in zip(ruled, reads)
-            if p + (PASS_OVER_MARGIN if uid in kept else margin) <= best and (sure or uid not in kept)}
+            if p + (PASS_OVER_MARGIN if uid in kept else PASS_OVER_SURE_MARGIN) <= best}
 
 
 def _other_speakers(one: str | None, other: str | None) -> bool:
