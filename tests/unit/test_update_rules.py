@@ -512,6 +512,10 @@ def test_look_alikes_said_in_passing(text, form):
     "the committee debated a later start for weeks, the time stands",
     "I argued for a bigger travel budget. finance said not this year, so same as before.",
     "We're touring the new daycare next week. Nothing decided, don't tell Grandma yet.",
+    # a "no" to a claim, then the claim negated (the forms that are not: test_a_no_before_a_present_value...)
+    "no, the gym membership has NOT been frozen, whoever told Dana that was wrong",
+    "Re the email — no, the landlord didn't approve the dog, we're still asking",
+    "Priya: no, Theo does NOT need a lift on Fridays, same as always",
 ])
 def test_the_earlier_value_said_to_stand_blocks_the_whole_message(text):
     assert look_alike(text) == "denial"
@@ -1552,15 +1556,6 @@ def test_the_rules_the_reader_does_not_veto_are_reasons_the_rules_give():
     from hindsight_core.lifecycle.update_rules import _STRENGTH
 
     assert _NOT_VETOED <= _STRENGTH.keys()
-
-
-@pytest.mark.parametrize("newer", [
-    "no, the gym membership has NOT been frozen, whoever told Dana that was wrong",
-    "Re the email — no, the landlord didn't approve the dog, we're still asking",
-    "Priya: no, Theo does NOT need a lift on Fridays, same as always",
-])
-def test_a_no_to_a_claim_then_the_claim_negated_is_a_denial(newer):
-    assert look_alike(newer) == "denial"
 
 
 @pytest.mark.parametrize("newer", [
