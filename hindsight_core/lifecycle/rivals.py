@@ -29,8 +29,9 @@ names the attribute the two disagree on, and the later statement answers it.
 
 The caller (:func:`hindsight_core.retrieval.present.rivals`) applies it to the head of a ranked
 list only, to active beliefs of one speaker stated on different days, and a later text that
-already replaced another fact rivals nothing else (a message updates one fact). Where these rules
-name no rival, :func:`earlier_rivals` may ask a judge (the learned one of
+already replaced another fact rivals nothing else (a message updates one fact), unless it states
+facts line by line (a pasted sheet restates many at once) and a sure judge names one more. Where
+these rules name no rival, :func:`earlier_rivals` may ask a judge (the learned one of
 :mod:`~hindsight_core.lifecycle.rival_model`), under the same conditions of time, speaker and trust.
 
 Example:
@@ -64,7 +65,7 @@ from hindsight_core.lifecycle.update_rules import (about_someone_else, another_i
                                                    sibling_fact, subject_substituted)
 
 __all__ = ["rival", "asked_statement", "earlier_rivals", "value_and_new", "Statement", "Judge", "REASON",
-           "ANCHOR_COVERAGE", "QUESTION_COVERAGE", "MIN_GAP_S"]
+           "ANCHOR_COVERAGE", "QUESTION_COVERAGE", "MIN_GAP_S", "LISTED_LINES", "states_many"]
 
 #: The reason :func:`rival` gives (also how recall's trace names it).
 REASON = "another present value of the asked attribute"
@@ -364,13 +365,35 @@ def _overlap(a: str, b: str) -> int:
     return len(_words(a) & _words(b))
 
 
-def earlier_rivals(statements: list[Statement], query: str, judge: Judge | None = None) -> dict[str, str]:
+#: A later text of this many non-empty lines or more states facts line by line (a pasted sheet, a
+#: list of who carries what): having replaced one of them, it may still answer for one more.
+LISTED_LINES = 3
+
+
+def states_many(text: str) -> bool:
+    """Whether ``text`` states facts line by line (:data:`LISTED_LINES` non-empty lines or more).
+
+    Example:
+        >>> states_many("Bins: Tuesday night\\n- Shed key: Priya at no. 9\\n- Wifi: Hub 6")
+        True
+        >>> states_many("Bins go out on Tuesday nights now, and Priya has the shed key.")
+        False
+    """
+    return sum(1 for line in text.splitlines() if line.strip()) >= LISTED_LINES
+
+
+def earlier_rivals(statements: list[Statement], query: str, judge: Judge | None = None,
+                   sure_judge: Judge | None = None) -> dict[str, str]:
     """``{earlier id: later id}`` for the pairs among ``statements`` (active beliefs, best-ranked
     first) where the later one states the present value of what ``query`` asks the earlier about.
 
     A later statement rivals at most one earlier one, the one it shares most words with (a message
-    updates one fact), and none when it already replaced a fact or when two tie for most. A source
-    that may not supersede the earlier one (an agent against the user) rivals nothing.
+    updates one fact), and none when two tie for most. A source that may not supersede the earlier
+    one (an agent against the user) rivals nothing. One that already replaced a fact rivals nothing
+    more, unless it states facts line by line (:func:`states_many`) and ``sure_judge`` (the judge
+    at a higher threshold) names the earlier one it also answers for: a one-sentence message that
+    moved the team's budget speaks of another team's budget only in passing, a pasted sheet restates
+    every line of it.
 
     ``judge`` (the learned judge of :mod:`~hindsight_core.lifecycle.rival_model`, given the later
     statement and its earlier candidates) names the earlier one a later statement answers for when
@@ -382,7 +405,7 @@ def earlier_rivals(statements: list[Statement], query: str, judge: Judge | None 
     out: dict[str, str] = {}
     by_id = {s.id: s for s in statements}
     for newer in statements:
-        if newer.replaced_another:
+        if newer.replaced_another and (sure_judge is None or not states_many(newer.text)):
             continue
         # the rules' look-alike gates read English: another language rivals by rule only with a change cue
         by_rule = read_as_written(newer.text)
@@ -393,9 +416,12 @@ def earlier_rivals(statements: list[Statement], query: str, judge: Judge | None 
                    and may_supersede(o.source, newer.source)]
         if not earlier:
             continue
-        target = _by_rule(earlier, newer, query) if by_rule else None
-        if target is None and judge is not None:
-            target = judge(newer, earlier)
+        if newer.replaced_another:
+            target = sure_judge(newer, earlier)
+        else:
+            target = _by_rule(earlier, newer, query) if by_rule else None
+            if target is None and judge is not None:
+                target = judge(newer, earlier)
         if target is not None and (target.id not in out or by_id[out[target.id]].mentioned_at < newer.mentioned_at):
             out[target.id] = newer.id  # the latest of several rivals answers
     return out

@@ -30,11 +30,11 @@ import numpy as np
 
 from hindsight_core.lifecycle.beliefs import is_belief
 from hindsight_core.lifecycle.rival_model import THRESHOLD, Closeness, asks_about_now, probability
-from hindsight_core.lifecycle.rivals import Judge, Statement, earlier_rivals
+from hindsight_core.lifecycle.rivals import Judge, Statement, earlier_rivals, states_many
 from hindsight_core.lifecycle.update_languages import english_gloss, glossable, is_foreign, read_as_written
 from hindsight_core.retrieval.types import BankIndex
 
-__all__ = ["predecessors", "inherit", "rivals", "INHERIT_BONUS", "RIVAL_HEAD"]
+__all__ = ["predecessors", "inherit", "rivals", "INHERIT_BONUS", "RIVAL_HEAD", "SURE_JUDGE"]
 
 _SUPERSEDED = "superseded"
 #: A current fact that took over a stale one answers through two wordings (the question is usually
@@ -47,6 +47,10 @@ _SPREAD_TOP = 10
 #: Disagreeing active facts are looked for among this many best-ranked units (45 pairs at most,
 #: each verdict cached): a fact below them does not reach the answer anyway.
 RIVAL_HEAD = 10
+#: The judge's rating from which a pasted sheet that already replaced one fact answers for one more
+#: (:func:`~hindsight_core.lifecycle.rivals.states_many`): higher than the plain threshold, as one
+#: message rarely updates two facts.
+SURE_JUDGE = 0.95
 
 
 def predecessors(pool: Sequence[str], index: BankIndex, statuses: frozenset[str]) -> dict[str, str]:
@@ -89,7 +93,8 @@ def rivals(fused: Sequence[tuple[str, float]], index: BankIndex, query: str,
 
     With ``query_vector``, the learned judge (:mod:`~hindsight_core.lifecycle.rival_model`) also
     reads the pairs the rules leave undecided, through the stored vectors, and lets a later statement
-    answer from ``threshold`` on (None: the fitted :data:`~hindsight_core.lifecycle.rival_model.THRESHOLD`)."""
+    answer from ``threshold`` on (None: the fitted :data:`~hindsight_core.lifecycle.rival_model.THRESHOLD`);
+    a pasted sheet that already replaced a fact answers for one more from :data:`SURE_JUDGE` on."""
     units = index.units
     head: list[Statement] = []
     for uid, _ in fused[:RIVAL_HEAD]:
@@ -101,9 +106,13 @@ def rivals(fused: Sequence[tuple[str, float]], index: BankIndex, query: str,
     if len(head) < 2:
         return {}
     # a question about a past event gets probability 0.0 for every pair: no need to read them
-    judge = (_judge(head, index, query, query_vector, THRESHOLD if threshold is None else threshold)
-             if query_vector is not None and asks_about_now(query) else None)
-    return earlier_rivals(head, query, judge)
+    if query_vector is None or not asks_about_now(query):
+        return earlier_rivals(head, query)
+    plain = THRESHOLD if threshold is None else threshold
+    judge = _judge(head, index, query, query_vector, plain)
+    sheets = any(s.replaced_another and states_many(s.text) for s in head)
+    sure = _judge(head, index, query, query_vector, max(SURE_JUDGE, plain)) if sheets else None
+    return earlier_rivals(head, query, judge, sure)
 
 
 def _judge(head: list[Statement], index: BankIndex, query: str, query_vector: np.ndarray, threshold: float) -> Judge:

@@ -406,6 +406,41 @@ def test_a_look_alike_keeps_the_earlier_fact_in_recall(engine):
     assert not now.trace["earlier"]
 
 
+def test_a_pasted_sheet_answers_for_another_fact_it_restates(engine):
+    """Capture lets a message replace one fact; a sheet restating several lines replaced the shed
+    key's holder, and at recall it also answers for the recycling day the judge is sure it restates."""
+    bank = engine.bank("house-notes")
+    key = bank.capture("The spare key for the shed is with Tom at number 12.", mentioned_at=T0)
+    bins = bank.capture("Recycling goes out on Sunday nights.", mentioned_at=T0 + timedelta(days=1))
+    sheet = bank.capture("HOUSE NOTES (updated May)\n- Recycling goes out on Tuesday nights now\n"
+                         "- Shed spare key: Priya at number 9\n- Boiler service: every March",
+                         mentioned_at=T0 + timedelta(days=31))
+    assert sheet.supersedes == (key.unit_id,) and bank.get(bins.unit_id).status is MemoryStatus.ACTIVE
+    now = bank.recall("When does the recycling go out?", k=5, as_of=T0 + timedelta(days=41))
+    assert now.ids[0] == sheet.unit_id and bins.unit_id not in now.ids
+    assert now.trace["earlier"][bins.unit_id]["by"] == sheet.unit_id
+
+
+@pytest.mark.parametrize("kept, replaced, later, question", [
+    ("Our support team's travel budget is 3k a quarter.", "The marketing team's travel budget is 8k a quarter.",
+     "marketing team's travel budget got cut to 5k/quarter", "What's the support team's quarterly travel budget?"),
+    ("Pottery class is taught by Ines.", "Pottery class: Wednesdays 7pm, max 12 people, bring an apron.",
+     "Health and safety visit: pottery class capacity cut to 8 people because of the kiln room layout. "
+     "Ines is aware, sign-up sheet updated.", "Who teaches the pottery class?"),
+])
+def test_a_message_that_replaced_one_fact_answers_for_no_other(engine, kept, replaced, later, question):
+    """The judge rates the kept fact as answered too (a sheet of these lines would hide it), but one
+    message updates one fact: the other team's budget, the class's other attribute stay shown."""
+    bank = engine.bank("one-change")
+    keep = bank.capture(kept, mentioned_at=T0)
+    old = bank.capture(replaced, mentioned_at=T0 + timedelta(days=1))
+    new = bank.capture(later, mentioned_at=T0 + timedelta(days=31))
+    assert new.supersedes == (old.unit_id,)
+    now = bank.recall(question, k=5, as_of=T0 + timedelta(days=41))
+    assert keep.unit_id in now.ids and keep.unit_id not in now.trace["earlier"]
+    assert bank.get(keep.unit_id).status is MemoryStatus.ACTIVE
+
+
 def test_the_current_fact_with_an_answer_of_the_asked_form_leads(engine):
     """A status question: the ticket's other fact sits nearer the question in MiniLM, but the fact
     that took over from the stale status holds a status and answers."""

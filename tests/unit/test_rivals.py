@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from hindsight_core.lifecycle.rivals import MIN_GAP_S, REASON, Statement, asked_statement, earlier_rivals, rival
+from hindsight_core.lifecycle.rivals import (MIN_GAP_S, REASON, Statement, asked_statement, earlier_rivals, rival,
+                                            states_many)
 
 DAY = 86400.0
 
@@ -104,6 +105,27 @@ def test_earlier_rivals_needs_two_days_one_speaker_and_enough_trust():
     assert earlier_rivals([older, _s("b", newer_text, 3, source="agent")], q) == {}  # the agent, not the user
     assert earlier_rivals([older, _s("b", newer_text, 3, replaced_another=True)], q) == {}  # it updated another fact
     assert earlier_rivals([older, _s("b", newer_text, 3)], q) == {"a": "b"}
+
+
+def test_a_statement_that_replaced_a_fact_rivals_one_more_only_as_a_sheet_by_the_sure_judge():
+    older = _s("a", "Recycling goes out on Sunday nights.", 0)
+    sheet = "HOUSE NOTES\n- Recycling: Tuesday nights now\n- Shed key: Priya at number 9"
+    line = "Recycling goes out on Tuesday nights now and Priya has the shed key."
+    q = "When does the recycling go out?"
+    asked: list[str] = []
+
+    def sure(newer, earlier):
+        asked.append(newer.id)
+        return earlier[0]
+
+    def plain(newer, earlier):
+        raise AssertionError("the plain judge is not asked of a statement that replaced a fact")
+
+    assert earlier_rivals([older, _s("b", sheet, 30, replaced_another=True)], q, plain, sure) == {"a": "b"}
+    assert earlier_rivals([older, _s("b", sheet, 30, replaced_another=True)], q, plain) == {}  # no sure judge
+    assert earlier_rivals([older, _s("c", line, 30, replaced_another=True)], q, plain, sure) == {}  # one sentence
+    assert asked == ["b"]
+    assert states_many(sheet) and not states_many(line) and not states_many(sheet.replace("\n", " ", 1))
 
 
 def test_the_latest_of_two_rivals_answers():
