@@ -46,6 +46,11 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"propos(e|ed|al)|might try|could try|tempted|tempting|wondering|someday|at some point|"
         # "looking at swapping the router", "gonna ask about bumping dad to 10mg"
         r"looking (at|into) \w+ing|(gonna|going to|will|'ll|’ll) (ask|check|see|talk|chat) (about|if|whether)|"
+        # "going to ask for a bigger allowance", "Procurement intends to move ..."
+        r"(gonna|going to|will|'ll|’ll) ask for|intend(s|ed|ing)? to|"
+        # "Starting next year we'd like to ...", "I'll raise it at the planning meeting", "we can talk about bumping it"
+        r"next (year|quarter|season|term)\b[^.;]{0,40}\b(we|i)['’]d like to|"
+        r"(i['’]ll|we['’]ll|will) (raise|table|propose|float) (it|this|that)\b|(can|could) talk about|"
         r"one day(?! (later|earlier|early|late|ahead|before|after|sooner)\b)|eventually|"  # not "moved one day later"
         r"depends (on )?how|next (year|quarter|month)\b.*\b(might|maybe|if|depends)|hop(e|ing) to|aim(ing)? (to|for)|"
         r"keep (you|everyone) posted|(we|i) should (really )?(?!be\b)\w+|"
@@ -54,13 +59,17 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"pencil+ed in|nothing changes (for \w+ )?(yet|for now)|"
         # "thinking the supplies could go in the garage", "they were talking about pushing it",
         # "Plan for next sprint: ..." (not "we're looking at the 22nd", nor a receipt's "Plan: Premium")
-        r"thinking\b[^.;]{0,40}\b(could|should|might|i['’]ll|we['’]ll)|(were|was|are|been) talking (about|of)|"
+        r"thinking\b[^.;]{0,80}\b(could|should|might|i['’]ll|we['’]ll)|(were|was|are|been) talking (about|of)|"
+        # "I think when this lease is up I'll go for the Niro": a hedged future
+        r"\bi think\b[^.;]{0,40}\b(i['’]ll|we['’]ll|i will|we will)\b|"
         # "thinking next year we try an Airbnb instead": a wish, in the plain present
-        r"thinking\b[^.;]{0,25}\b(?:we|i) (?:try|go|get|switch|move|book|stay|use|make|let|put)\b|"
+        r"thinking\b[^.;]{0,50}\b(?:we|i) (?:try|go|get|switch|move|book|stay|use|make|let|put)\b|"
         r"plan for (next|this|the coming) \w+|(i['’]ll|we['’]ll|they['’]ll|i will|we will) probably|"
         r"asked (if|whether)|"
         # a change put off until something else happens ("once we're back I'm going to switch to ...")
-        r"^\W*once\b[^.;]{0,60}\b(going to|gonna|i['’]ll|we['’]ll|i will|we will))\b", _F)),
+        r"^\W*once\b[^.;]{0,60}\b(going to|gonna|i['’]ll|we['’]ll|i will|we will)|"
+        # "once the knee's better we could drop to monthly": a change that waits on something
+        r"\bonce\b[^.;]{0,60}\b(could|might|would))\b", _F)),
     ("temporary", re.compile(
         r"\b(just|only)\b[^.;,]{0,25}\b(today|tonight|tomorrow|this (week|weekend|morning|afternoon|evening|time|once))\b|"
         r"\b(today|tonight|tomorrow|this (week|weekend|time)) only\b|\btemporar(y|ily)\b|\bfor the (day|night|weekend)\b|"
@@ -71,7 +80,11 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # "this sat only", "just for this trip", "for the next five days"
         r"\bthis (mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\w* only\b|"
         r"\b(just|only) for (this|that|the) (trip|visit|match|game|event|one|occasion|run|shift|month|round)\b|"
-        r"\bfor the next (few |couple of |\w+ )?(days|weeks|nights|hours)\b|"
+        r"\bfor the next (few |couple of |\w+ )?(days|weeks|nights|hours|hrs)\b|"
+        # "for tonight's backfill only", "just till it reopens Monday", "reverting first thing tomorrow"
+        r"\b(today|tonight|tomorrow)(['’]s)?\b[^.;,]{0,30}\bonly\b|"
+        r"\b(till|until|til) (it|they|he|she|the \w+) (re-?opens?|returns?|comes? back|gets? back|is fixed|are fixed|recovers?)\b|"
+        r"\brevert(s|ing)? (it |them |that )?(first thing |back )?(tomorrow|tonight|on \w+day|once|when|after)\b|"
         r"\bthis (week|weekend) only\b|\bfor now\b|\buntil (after|tomorrow|tonight)\b|"
         # "on 10mg til the results come back, then back to 5"
         r"\b(until|till|til)\b[^.;]{0,60}\bthen back (to|on)\b",
@@ -82,7 +95,7 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"bad idea|didn't work|was a disaster|never again|(so|and) (we|i) (went|switched|changed) back|"
         r"(so|and) (we|i) scrapped it|gave up)\b|"
         r"\b(going|goes|went|put it|putting it) back where (it|they) (was|were|belongs?)\b|"
-        r"\brolled (it )?back\b|\breverted\b|"
+        r"\brolled (\w+ ){0,3}back\b|\breverted\b|"
         r"\bsaid (no(?!\s+(more|longer))|absolutely not)\b|\bturned (us|it|that|me) down\b|\b(refused|declined)\b|"
         r"\b(answer|reply|response) was (an? )?(\w+ )?no\b(?!\s+(more|longer))|"  # "tried to ... answer was a flat no"
         # a request, then the answer ("asked mrs hale to move her to thursdays, no slots")
@@ -96,6 +109,10 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("cancelled_plan", re.compile(
         r"\b(scrapped|shelved|abandoned|dropped|cancell?ed|killed) the (plan|idea|proposal|move)\b|"
         r"\bstay(s|ing)? (as is|put|the same)\b|\bnot worth\b|\bnot happening\b|"
+        # "scrap what I said about switching" (not "ignore what I said about the colour, it's purple"), "the switch to X is OFF"
+        r"\b(scrap|forget|ignore|disregard) what (i|we) (said|wrote|mentioned) about (switching|moving|changing|swapping|"
+        r"pushing|bringing|going)\b|"
+        r"\b(switch|move|change|migration) to\b[^.;]{0,40}\bis (off|cancell?ed|not happening)\b|"
         # a near miss: "we almost moved it to C7 but...", "kept it where it was", "decided against it"
         r"\b(almost|nearly)\s+\w+(ed|t)\b[^.;]*\bbut\b|\bcame close to\b[^.;]*\bbut\b|"
         r"\bkept (it|them|things|everything|the \w+)( \w+)? (where|as|the way) (it|they) (was|were|is|are)\b|"
@@ -110,7 +127,7 @@ _CLAUSE_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # "back in 2019", "back in college"; not "back in stock", "back in active development"
         r"\b(back in (?:(19|20)\d\d|the day|the days|those days|college|school|uni|university|high school|the \w+s|"
         r"january|february|march|april|may|june|july|august|september|october|november|december)|"
-        r"in (19|20)\d\d|last year('s)?|in college|in school|growing up|grew up|used to|remember when|"
+        r"in (19|20)\d\d|last year('s)?|back then|before (the )?(19|20)\d\d|in college|in school|growing up|grew up|used to|remember when|"
         r"years ago|when I was|back when|in the old days|spent \d+ years|as a kid|good times|last time|"
         r"in the (sixties|seventies|eighties|nineties|\d0s)|old (photo|picture)s?|throwback|when (we|i) first|"
         r"when (he|she|they|we) (was|were)|"
@@ -137,9 +154,12 @@ _DENIAL = re.compile(
     r"same (\w+ )?(date|time|day|deadline|price|venue|place|slot) as (agreed|before|planned|usual|in the|on the))\b|"
     r"\bforget (about )?(that|it)\s*(?:[.!]+|$)|"
     # "... was 'cured' by some diet. It isn't.": a claim, then a sentence of its own saying it is not so
-    r"(?:^|[.!?]\s+)(?:it|that) (?:isn'?t|is not|wasn'?t|was not)\s*[.!]|"
+    # (or "We haven't!" after "Someone told me we'd put the box up to £21.")
+    r"(?:^|[.!?]\s+)(?:it|that|we|they|i) (?:isn'?t|is not|wasn'?t|was not|haven'?t|have not|hasn'?t|has not|"
+    r"didn'?t|did not)\s*[.!]|"
     # "... heard the deadline got pushed back - it hasnt, I rang them": the claim, then "it hasn't" alone
-    r"(?:[,;]|\s[—–-])\s*(?:it|that|they|he|she) (?:has|have|did|was|is)(?:n'?t| not)\s*[,.!;—–-]|"
+    r"(?:[,;:]|\s[—–-])\s*(?:it|that|they|he|she) (?:has|have|did|was|is)(?:n'?t| not)\s*[,.!;—–-]|"
+    r"(?:isn'?t|is not|aren'?t|are not|won'?t be|will not be) changing\b|"
     r"\bit'?s (?:still )?the same (?:date|time|day|deadline|price|venue|place|slot)\b|"
     # a "no" to the rumour, then the thing said to stand: "no, Priya's still my manager", "nope, rent is still £1,150"
     r"^\W*(?:no|nope|nah)\b[,.!]*\s+(?:\w+\s+){0,2}?\w+(?:'s|’s| is| are)\s+still\b", _F)

@@ -1418,6 +1418,42 @@ def test_look_alikes_typed_in_passing(newer, form):
     assert look_alike(newer) == form
 
 
+@pytest.mark.parametrize("newer, form", [
+    # a plan whose cue stands far from its future verb, or is hedged by a condition
+    ("thinking once the new lease is signed we'll move standup to the big room", "plan"),
+    ("the ops team intends to move nightly backups to 4am next quarter", "plan"),
+    ("going to ask for a bigger printing allowance at the spring review", "plan"),
+    ("I think when the contract ends I'll switch us to Fibrenet", "plan"),
+    ("once dad's knee heals we could drop physio to monthly", "plan"),
+    ("starting next term we'd like to move choir to Thursdays, I'll raise it at the staff meeting", "plan"),
+    ("tried the db upgrade to v15 last night but rolled the whole thing back", "failed_attempt"),
+    # a change for a while
+    ("for tonight's migration only the batch size is 500", "temporary"),
+    ("swimming at the leisure centre till it reopens", "temporary"),
+    ("backups are going to the spare NAS for the next 36 hrs while the array rebuilds", "temporary"),
+    ("cache is at 4GB for the load test, reverting it first thing tomorrow", "temporary"),
+    # a change called off, a past restated, a claim denied
+    ("scrap what I said about moving the quiz night to Fridays", "cancelled_plan"),
+    ("the switch to Xero for invoices is off, the fees were silly", "cancelled_plan"),
+    ("found an old rota, back then the office was in Hackney", "past_event"),
+    ("before the 2020 refit the kitchen had gas hobs", "past_event"),
+    ("Someone told Jo we'd raised the hall fee to £40. We haven't!", "denial"),
+    ("the standup time isn't changing, whatever the calendar invite says", "denial"),
+    ("whoever said the quiz was cancelled: it isn't, see you at 8", "denial"),
+])
+def test_look_alikes_hedged_put_off_or_denied(newer, form):
+    assert look_alike(newer) == form
+
+
+@pytest.mark.parametrize("newer", [
+    "ignore what I said about the pen colour, it's purple I use now",  # a correction, not a plan called off
+    "forms are now due this Wednesday instead, the coach firm needs numbers",  # "this Wednesday ... instead" is the new date
+    "budget trimmed to 1,850 after the grant fell through",  # a reason, not the change failing
+])
+def test_a_change_beside_a_look_alike_word_is_no_look_alike(newer):
+    assert look_alike(newer) is None
+
+
 @pytest.mark.parametrize("newer", [
     "the design team's standup moved to 10",  # which team, said only of the other one
     "Raj's team does standup at 10 now",  # a named owner's team
