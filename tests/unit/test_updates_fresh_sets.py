@@ -27,7 +27,8 @@ def test_the_sets_are_the_listed_ones_and_the_judge_was_fitted_on_the_first_eigh
     assert [p.name for p in SETS] == sorted([f"set_{c}.json" for c in "abcdefghijklmnopqrstuvwxyz"]
                                             + [f"set_a{c}.json" for c in "abcdefghijklmnopqrstuvwxyz"]
                                             + [f"set_b{c}.json" for c in "abcdefghijklmnopqrstuvwxyz"]
-                                            + [f"set_c{c}.json" for c in "abcdefghijklmnopqr"])
+                                            + [f"set_c{c}.json" for c in "abcdefghijklmnopqrstuvwxyz"]
+                                            + [f"set_d{c}.json" for c in "abcdefgh"])
     assert FIT_SETS == tuple(f"set_{c}" for c in "abcdefgh")
 
 
