@@ -24,7 +24,7 @@ stored vectors (:mod:`~hindsight_core.lifecycle.rival_model`; ``RecallConfig.pre
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -108,16 +108,16 @@ def rivals(fused: Sequence[tuple[str, float]], index: BankIndex, query: str,
     # a question about a past event gets probability 0.0 for every pair: no need to read them
     if query_vector is None or not asks_about_now(query):
         return earlier_rivals(head, query)
+    judge_at = _judge(head, index, query, query_vector)  # the vectors are read once for both thresholds
     plain = THRESHOLD if threshold is None else threshold
-    judge = _judge(head, index, query, query_vector, plain)
     sheets = any(s.replaced_another and states_many(s.text) for s in head)
-    sure = _judge(head, index, query, query_vector, max(SURE_JUDGE, plain)) if sheets else None
-    return earlier_rivals(head, query, judge, sure)
+    return earlier_rivals(head, query, judge_at(plain), judge_at(max(SURE_JUDGE, plain)) if sheets else None)
 
 
-def _judge(head: list[Statement], index: BankIndex, query: str, query_vector: np.ndarray, threshold: float) -> Judge:
-    """The learned judge over ``head``'s stored vectors: the earlier candidate it rates most likely
-    answered for by the later statement, when that rating reaches ``threshold``.
+def _judge(head: list[Statement], index: BankIndex, query: str,
+           query_vector: np.ndarray) -> Callable[[float], Judge]:
+    """The learned judge over ``head``'s stored vectors, at a given threshold: the earlier candidate it
+    rates most likely answered for by the later statement, when that rating reaches the threshold.
 
     A later message in another language is also read against an English earlier statement through
     its English gloss and the gloss's stored vector, and the surer reading counts: the judge's
@@ -132,7 +132,7 @@ def _judge(head: list[Statement], index: BankIndex, query: str, query_vector: np
     to_query = vecs @ q
     units = index.units
 
-    def judge(newer: Statement, earlier: list[Statement]) -> Statement | None:
+    def best(newer: Statement, earlier: list[Statement]) -> tuple[float, Statement] | None:
         n = row[newer.id]
         qo = [float(to_query[row[o.id]]) for o in earlier]
         # readings: (the later text per candidate, None where it is not read so; its vector; its cosine to the question)
@@ -144,7 +144,7 @@ def _judge(head: list[Statement], index: BankIndex, query: str, query_vector: np
             gloss, glossed = _unit_rows(gloss[None, :])[0], english_gloss(newer.text)
             readings.append(([glossed if glossable(o.text, newer.text) and not is_foreign(o.text) else None
                               for o in earlier], gloss, float(gloss @ q)))
-        best: tuple[float, Statement] | None = None
+        top: tuple[float, Statement] | None = None
         for texts, later, qn in readings:
             on = [float(vecs[row[o.id]] @ later) for o in earlier]
             for i, o in enumerate(earlier):
@@ -152,11 +152,17 @@ def _judge(head: list[Statement], index: BankIndex, query: str, query_vector: np
                     continue
                 close = Closeness.among(on[i], qn, qo[i], on, qo)  # itself ties: still the closest
                 p = probability(o.text, texts[i], query, close)
-                if p >= threshold and (best is None or p > best[0]):
-                    best = (p, o)
-        return best[1] if best else None
+                if top is None or p > top[0]:
+                    top = (p, o)
+        return top
 
-    return judge
+    def at(threshold: float) -> Judge:
+        def judge(newer: Statement, earlier: list[Statement]) -> Statement | None:
+            found = best(newer, earlier)
+            return found[1] if found is not None and found[0] >= threshold else None
+        return judge
+
+    return at
 
 
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:
